@@ -1,0 +1,120 @@
+# multiattach.cloud: `make demo` runs the main job, `make test` every test.
+# Every target installs what it needs first and is safe to run again.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT := $(CURDIR)
+PYTHON ?= python3
+VENV := $(ROOT)/.venv
+CLOUD_VENV := $(ROOT)/.venv-cloud
+STATE := $(ROOT)/.local-cloud
+COLLECTION_LINK := $(ROOT)/.collections/ansible_collections/multiattach/cloud
+SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
+GET_PIP_STANDIN := $(HOME)/.ansible/test/cache/get_pip_24_2.py
+# on | off: whether the local cloud's Cinder backend reports multiattach.
+MULTIATTACH ?= on
+
+APT_PACKAGES := git python3-venv python3-dev build-essential pkg-config \
+	libvirt-dev mariadb-server rabbitmq-server
+
+export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
+export OS_CLIENT_CONFIG_FILE := $(STATE)/clouds.yaml
+export PATH := $(VENV)/bin:$(PATH)
+
+PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
+
+.PHONY: help deps demo test unit sanity lint integration \
+	cloud-up cloud-down cloud-status cloud-clean build clean
+
+help:
+	@echo "make demo          local cloud up, the collection's playbooks run against it"
+	@echo "make test          unit tests, ansible-test sanity, ansible-lint, integration"
+	@echo "make cloud-up      start the local cloud (MULTIATTACH=on|off, default on)"
+	@echo "make cloud-down    stop every process the local cloud started"
+	@echo "make cloud-status  list the local cloud's processes"
+	@echo "make cloud-clean   stop the local cloud and delete its state"
+	@echo "make build         build the collection tarball"
+
+# --- installs ---------------------------------------------------------------
+
+.stamps/apt: tools/install-apt-packages.sh Makefile
+	tools/install-apt-packages.sh $(APT_PACKAGES)
+	@mkdir -p .stamps && touch $@
+
+$(VENV)/.installed: requirements/dev.txt .stamps/apt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements/dev.txt
+	touch $@
+
+$(CLOUD_VENV)/.installed: requirements/cloud.txt .stamps/apt
+	test -x $(CLOUD_VENV)/bin/python || $(PYTHON) -m venv $(CLOUD_VENV)
+	$(CLOUD_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/cloud.txt
+	touch $@
+
+$(COLLECTION_LINK):
+	mkdir -p $(dir $@)
+	ln -sfn $(ROOT) $@
+
+deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
+
+# --- the local cloud -----------------------------------------------------------
+
+cloud-up: deps
+	ansible-playbook tools/local_cloud/up.yml \
+		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true)
+
+cloud-down:
+	@if [ -d $(STATE)/run ]; then $(PROCS) stop; fi
+	@rm -f $(STATE)/ready.json
+
+cloud-status:
+	@$(PROCS) status
+
+cloud-clean: cloud-down
+	rm -rf $(STATE)
+
+# --- the main job -------------------------------------------------------------
+
+demo: cloud-up
+	ansible-playbook tools/local_cloud/demo.yml
+
+# --- tests --------------------------------------------------------------------
+# pytest exits 5 when it ran no test; make stops on any non-zero exit, so
+# "no tests ran" fails the build instead of passing silently.
+
+test: deps
+	$(MAKE) unit sanity lint
+	$(MAKE) integration
+
+unit: deps
+	$(VENV)/bin/pytest tests/unit
+
+$(GET_PIP_STANDIN): tools/ansible_test_get_pip.py
+	mkdir -p $(dir $@)
+	cp $< $@
+
+# ansible-test wants the collection under ansible_collections/NS/NAME and reads
+# the real path, so it gets a copy of the files git tracks or would track.
+sanity: deps $(GET_PIP_STANDIN)
+	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - --ignore-failed-read -cf - | tar -C $(SANITY_TREE) -xf -
+	cd $(SANITY_TREE) && git init -q && git add -A && \
+		$(VENV)/bin/ansible-test sanity --local --python 3.11 --color no
+
+lint: deps
+	$(VENV)/bin/ansible-lint --profile production
+
+integration: deps
+	$(MAKE) cloud-up
+	status=0; $(VENV)/bin/pytest tests/integration || status=$$?; \
+		$(MAKE) cloud-down; exit $$status
+
+# --- packaging ----------------------------------------------------------------
+
+build: deps
+	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/.cache/build
+
+clean: cloud-down
+	rm -rf .cache .collections tests/output

@@ -1,0 +1,109 @@
+"""The local cloud's process helper: start once, stop exactly its own processes."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+PROCS = Path(__file__).resolve().parents[2] / "tools" / "local_cloud" / "procs.py"
+
+
+def procs(run_dir, *args):
+    return subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), *args],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def record(run_dir, name):
+    return json.loads((run_dir / (name + ".proc.json")).read_text())
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers signal 0; it is gone for our purposes.
+    with open("/proc/%d/stat" % pid, encoding="utf-8") as handle:
+        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    yield tmp_path
+    procs(tmp_path, "stop")
+
+
+def test_start_twice_starts_one_process(run_dir):
+    first = procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
+    second = procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
+    assert first.returncode == 0 and "started" in first.stdout
+    assert second.returncode == 0 and "already running as PID %d" % record(run_dir, "sleeper")["pid"] in second.stdout
+
+
+def test_stop_kills_the_whole_process_group_and_nothing_else(run_dir):
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        procs(run_dir, "start", "--log", str(run_dir / "f.log"), "forker", "--",
+              "bash", "-c", "sleep 60 & echo $! > child.pid; wait")
+        deadline = time.time() + 5
+        while not (run_dir / "child.pid").exists() and time.time() < deadline:
+            time.sleep(0.05)
+        child = int((run_dir / "child.pid").read_text())
+        leader = record(run_dir, "forker")["pid"]
+        assert alive(child) and alive(leader)
+
+        result = procs(run_dir, "stop")
+
+        assert result.returncode == 0 and "forker: stopped" in result.stdout
+        assert not alive(child) and not alive(leader)
+        assert bystander.poll() is None, "stop must not touch processes it did not start"
+        assert not (run_dir / "forker.proc.json").exists()
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_status_fails_when_a_daemon_died(run_dir):
+    procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
+    assert procs(run_dir, "status").returncode == 0
+    os.kill(record(run_dir, "sleeper")["pid"], signal.SIGKILL)
+    time.sleep(0.2)
+    result = procs(run_dir, "status")
+    assert result.returncode == 1 and "DEAD" in result.stdout
+
+
+def test_status_fails_when_nothing_was_started(run_dir):
+    assert procs(run_dir, "status").returncode == 1
+
+
+def test_a_reused_pid_is_not_taken_for_ours(run_dir):
+    """A PID file left by a crash may name a PID that another program now has."""
+    stranger = subprocess.Popen(["sleep", "60"])
+    try:
+        (run_dir / "ghost.proc.json").write_text(json.dumps(
+            {"name": "ghost", "pid": stranger.pid, "argv": ["x"], "start_time": 1, "started": 0}))
+        assert procs(run_dir, "status").returncode == 1
+        procs(run_dir, "stop")
+        assert stranger.poll() is None, "a stranger with a reused PID must survive stop"
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_a_command_that_exits_at_once_is_reported(run_dir):
+    result = procs(run_dir, "start", "--log", str(run_dir / "b.log"), "broken", "--", "false")
+    assert result.returncode == 1
+    assert "exited at once" in result.stderr and "b.log" in result.stderr
+    assert not (run_dir / "broken.proc.json").exists()
+
+
+def test_records_of_other_programs_in_the_run_dir_are_ignored(run_dir):
+    (run_dir / "mysqld.pid").write_text("12345\n")
+    (run_dir / "junk.proc.json").write_text("42")
+    procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
+    result = procs(run_dir, "status")
+    assert result.returncode == 0 and "sleeper" in result.stdout

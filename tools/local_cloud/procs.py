@@ -1,0 +1,182 @@
+"""Start, stop and list the local cloud's daemons by PID.
+
+Each daemon runs in a session of its own, so its process group holds exactly
+the processes it started (uWSGI workers, oslo.service children) and nothing
+else on the machine. A PID file records the leader's PID and its start time
+(from /proc/PID/stat): a stale file whose PID was reused by another program is
+recognised, and process titles that uWSGI and oslo.service rewrite do not matter.
+
+    procs.py --run-dir DIR start --log FILE NAME -- COMMAND [ARG...]
+    procs.py --run-dir DIR stop [NAME...]     (no NAME: all, newest first)
+    procs.py --run-dir DIR status             (exit 0 only when all are alive)
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+STOP_GRACE_SECONDS = 10.0
+
+
+RECORD_SUFFIX = ".proc.json"
+
+
+def pid_file(run_dir, name):
+    return os.path.join(run_dir, name + RECORD_SUFFIX)
+
+
+def read_record(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and "pid" in record else None
+
+
+def start_time_of(pid):
+    """Clock ticks since boot at which PID started; None if it is gone or a zombie.
+
+    A PID 1 that does not reap orphans (as in some containers) leaves a dead
+    daemon as a zombie that keeps its PID and start time.
+    """
+    try:
+        with open("/proc/%d/stat" % pid, encoding="utf-8") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    # Field 2 (the command name) may hold spaces: split after its ')'.
+    fields = stat.rsplit(")", 1)[1].split()
+    if fields[0] == "Z":
+        return None
+    return int(fields[19])
+
+
+def is_ours(record):
+    """True when the recorded leader is still the process we started."""
+    return start_time_of(record["pid"]) == record["start_time"]
+
+
+def group_alive(pgid):
+    """True while any process of group PGID runs (zombies do not count)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry, encoding="utf-8") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
+
+
+def records(run_dir):
+    found = []
+    for entry in os.listdir(run_dir):
+        if entry.endswith(RECORD_SUFFIX):
+            record = read_record(os.path.join(run_dir, entry))
+            if record:
+                found.append(record)
+    return sorted(found, key=lambda rec: rec["started"])
+
+
+def start(args):
+    path = pid_file(args.run_dir, args.name)
+    record = read_record(path)
+    if record and is_ours(record):
+        print("%s: already running as PID %d" % (args.name, record["pid"]))
+        return 0
+    with open(args.log, "ab") as log:
+        process = subprocess.Popen(
+            args.command, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=args.run_dir)
+    record = {"name": args.name, "pid": process.pid, "argv": args.command,
+              "start_time": start_time_of(process.pid), "started": time.time()}
+    with open(path + ".tmp", "w", encoding="utf-8") as handle:
+        json.dump(record, handle)
+    os.replace(path + ".tmp", path)
+    time.sleep(0.3)
+    if process.poll() is not None:
+        os.unlink(path)
+        print("%s: exited at once with status %s, see %s"
+              % (args.name, process.returncode, args.log), file=sys.stderr)
+        return 1
+    print("%s: started as PID %d" % (args.name, process.pid))
+    return 0
+
+
+def signal_group(pgid, sig):
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def stop(args):
+    chosen = [rec for rec in records(args.run_dir)
+              if not args.names or rec["name"] in args.names]
+    # A record whose leader is gone may still have children in its group.
+    targets = [rec for rec in reversed(chosen)
+               if is_ours(rec) or group_alive(rec["pid"])]
+    for rec in targets:
+        signal_group(rec["pid"], signal.SIGTERM)
+    deadline = time.time() + STOP_GRACE_SECONDS
+    while time.time() < deadline and any(group_alive(r["pid"]) for r in targets):
+        time.sleep(0.2)
+    for rec in targets:
+        if group_alive(rec["pid"]):
+            print("%s: still running after %.0f s, sending SIGKILL"
+                  % (rec["name"], STOP_GRACE_SECONDS))
+            signal_group(rec["pid"], signal.SIGKILL)
+    for rec in chosen:
+        os.unlink(pid_file(args.run_dir, rec["name"]))
+        print("%s: stopped" % rec["name"])
+    return 0
+
+
+def status(args):
+    all_alive = True
+    known = records(args.run_dir)
+    for rec in known:
+        alive = is_ours(rec)
+        all_alive = all_alive and alive
+        if not args.quiet:
+            state = "running" if alive else "DEAD"
+            print("%-18s %-8s PID %d" % (rec["name"], state, rec["pid"]))
+    return 0 if known and all_alive else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run-dir", required=True)
+    sub = parser.add_subparsers(dest="action", required=True)
+    start_parser = sub.add_parser("start")
+    start_parser.add_argument("name")
+    start_parser.add_argument("--log", required=True)
+    start_parser.add_argument("command", nargs=argparse.REMAINDER)
+    stop_parser = sub.add_parser("stop")
+    stop_parser.add_argument("names", nargs="*")
+    status_parser = sub.add_parser("status")
+    status_parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args()
+    os.makedirs(args.run_dir, exist_ok=True)
+    if args.action == "start":
+        if args.command[:1] == ["--"]:
+            args.command = args.command[1:]
+        if not args.command:
+            parser.error("start needs a command after --")
+        return start(args)
+    if args.action == "stop":
+        return stop(args)
+    return status(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

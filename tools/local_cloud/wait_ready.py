@@ -1,0 +1,83 @@
+"""Wait until the local cloud can serve a multiattach request, or say why not.
+
+    wait_ready.py CLOUD STAGE [--timeout S] [--multiattach on|off]
+
+Stages:
+  conductor  nova-conductor's service row exists (nova-compute may start).
+  ready      every Nova and Cinder service is up, the compute node is mapped
+             to a cell and known to Placement, the Cinder pool has reported its
+             capabilities (with multiattach as asked), and Neutron answers.
+"""
+
+import argparse
+import sys
+import time
+
+import openstack
+from openstack import exceptions
+
+
+def compute_services(conn):
+    return {svc.binary: svc for svc in conn.compute.services()}
+
+
+def conductor_registered(conn, _args):
+    if "nova-conductor" in compute_services(conn):
+        return None
+    return "nova-conductor has no service row yet"
+
+
+def everything_ready(conn, args):
+    services = compute_services(conn)
+    for binary in ("nova-conductor", "nova-scheduler", "nova-compute"):
+        if binary not in services or services[binary].state != "up":
+            return "%s is not up" % binary
+    volume_services = {svc.binary: svc for svc in conn.block_storage.services()}
+    for binary in ("cinder-scheduler", "cinder-volume"):
+        if binary not in volume_services or volume_services[binary].state != "up":
+            return "%s is not up" % binary
+    if not list(conn.compute.hypervisors()):
+        return "no hypervisor mapped to a cell yet"
+    if not list(conn.placement.resource_providers()):
+        return "no resource provider in Placement yet"
+    pools = list(conn.block_storage.backend_pools())
+    if not pools:
+        return "cinder-scheduler has no pool capabilities yet"
+    wanted = args.multiattach == "on"
+    reported = bool(pools[0].capabilities.get("multiattach"))
+    if reported != wanted:
+        return "pool %s reports multiattach=%s" % (pools[0].name, reported)
+    list(conn.network.networks())
+    return None
+
+
+STAGES = {"conductor": conductor_registered, "ready": everything_ready}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("cloud")
+    parser.add_argument("stage", choices=sorted(STAGES))
+    parser.add_argument("--timeout", type=float, default=180)
+    parser.add_argument("--multiattach", choices=("on", "off"), default="on")
+    args = parser.parse_args()
+    check = STAGES[args.stage]
+    deadline = time.time() + args.timeout
+    conn = openstack.connect(cloud=args.cloud)
+    reason = "not checked"
+    while time.time() < deadline:
+        try:
+            reason = check(conn, args)
+        except (exceptions.SDKException, OSError) as error:
+            reason = "%s: %s" % (type(error).__name__, error)
+        if reason is None:
+            print("%s: ok" % args.stage)
+            return 0
+        time.sleep(1)
+    print("local cloud not %s after %.0f s: %s" % (args.stage, args.timeout, reason),
+          file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
