@@ -107,3 +107,14 @@ def test_records_of_other_programs_in_the_run_dir_are_ignored(run_dir):
     procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
     result = procs(run_dir, "status")
     assert result.returncode == 0 and "sleeper" in result.stdout
+
+
+def test_status_counts_every_process_of_a_group_and_its_memory(run_dir):
+    procs(run_dir, "start", "--log", str(run_dir / "f.log"), "forker", "--",
+          "bash", "-c", "sleep 60 & sleep 60 & wait")
+    time.sleep(0.3)
+    result = procs(run_dir, "status")
+    line = [l for l in result.stdout.splitlines() if l.startswith("forker")][0]
+    assert " 3 processes" in line
+    total = [l for l in result.stdout.splitlines() if l.startswith("total")][0]
+    assert float(total.split()[-3]) > 0

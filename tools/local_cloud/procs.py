@@ -8,7 +8,8 @@ recognised, and process titles that uWSGI and oslo.service rewrite do not matter
 
     procs.py --run-dir DIR start --log FILE NAME -- COMMAND [ARG...]
     procs.py --run-dir DIR stop [NAME...]     (no NAME: all, newest first)
-    procs.py --run-dir DIR status             (exit 0 only when all are alive)
+    procs.py --run-dir DIR status             (exit 0 only when all are alive;
+                                               prints processes and RSS per group)
 """
 
 import argparse
@@ -61,8 +62,10 @@ def is_ours(record):
     return start_time_of(record["pid"]) == record["start_time"]
 
 
-def group_alive(pgid):
-    """True while any process of group PGID runs (zombies do not count)."""
+def group_members(pgid):
+    """(pid, resident bytes) of every running process of group PGID (no zombies)."""
+    page_size = os.sysconf("SC_PAGE_SIZE")
+    members = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -72,8 +75,12 @@ def group_alive(pgid):
         except OSError:
             continue
         if fields[0] != "Z" and int(fields[2]) == pgid:
-            return True
-    return False
+            members.append((int(entry), int(fields[21]) * page_size))
+    return members
+
+
+def group_alive(pgid):
+    return bool(group_members(pgid))
 
 
 def records(run_dir):
@@ -144,12 +151,21 @@ def stop(args):
 def status(args):
     all_alive = True
     known = records(args.run_dir)
+    total_rss = total_processes = 0
     for rec in known:
         alive = is_ours(rec)
         all_alive = all_alive and alive
+        members = group_members(rec["pid"]) if alive else []
+        rss = sum(size for unused_pid, size in members)
+        total_rss += rss
+        total_processes += len(members)
         if not args.quiet:
             state = "running" if alive else "DEAD"
-            print("%-18s %-8s PID %d" % (rec["name"], state, rec["pid"]))
+            print("%-18s %-8s PID %-8d %3d processes %8.1f MiB RSS"
+                  % (rec["name"], state, rec["pid"], len(members), rss / 2**20))
+    if known and not args.quiet:
+        print("%-18s %-8s %-12s %3d processes %8.1f MiB RSS"
+              % ("total", "", "", total_processes, total_rss / 2**20))
     return 0 if known and all_alive else 1
 
 
