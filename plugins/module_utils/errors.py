@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Failures as sentences: what went wrong and what to do about it."""
+
+from __future__ import annotations
+
+try:
+    from keystoneauth1 import exceptions as ksa_exceptions
+    from openstack import exceptions as sdk_exceptions
+except ImportError:  # reported by the module base before any call
+    ksa_exceptions = None
+    sdk_exceptions = None
+
+
+class ModuleFailure(Exception):
+    """A refusal or failure that the module reports with fail_json."""
+
+    def __init__(self, msg, **result):
+        super().__init__(msg)
+        self.msg = msg
+        self.result = result
+
+
+HTTP_ADVICE = {
+    400: "the cloud refused the request as invalid",
+    401: "check the credentials (auth or clouds.yaml)",
+    403: "the cloud's policy forbids this for these credentials; ask an operator to "
+         "grant the rule named above or use credentials that have it",
+    404: "check the name or ID",
+    409: "the resource is in a state that does not allow this now; check its status and retry",
+    413: "a quota or request limit was exceeded",
+    503: "the service is unavailable; check that it runs",
+}
+
+
+def _request_of(error):
+    response = getattr(error, "response", None)
+    request = getattr(response, "request", None)
+    if request is None:
+        return ""
+    return "%s %s" % (request.method, request.url)
+
+
+def describe_http_error(error):
+    status = getattr(error, "status_code", None)
+    details = getattr(error, "details", None) or str(error)
+    request = _request_of(error)
+    where = " (%s)" % request if request else ""
+    advice = HTTP_ADVICE.get(status, "")
+    text = "HTTP %s%s: %s" % (status, where, details)
+    return "%s. %s" % (text.rstrip("."), advice) if advice else text
+
+
+def describe_error(error):
+    """One message for an openstacksdk or keystoneauth exception."""
+    if ksa_exceptions is not None:
+        if isinstance(error, ksa_exceptions.Unauthorized):
+            return ("authentication failed: the cloud rejected the credentials. Check "
+                    "username, password, project and domain names in auth or clouds.yaml")
+        if isinstance(error, ksa_exceptions.MissingRequiredOptions):
+            return ("not enough connection settings (%s). Name a cloud from clouds.yaml "
+                    "with cloud, give auth, or set the OS_* environment variables" % error)
+        if isinstance(error, (ksa_exceptions.ConnectFailure, ksa_exceptions.ConnectTimeout)):
+            return ("cannot reach the cloud: %s. Check auth_url and the endpoints, and that "
+                    "the services run" % error)
+        if isinstance(error, ksa_exceptions.EndpointNotFound):
+            return ("the service catalog has no such endpoint: %s. Check region_name and "
+                    "interface" % error)
+        if isinstance(error, ksa_exceptions.ClientException) and hasattr(error, "http_status"):
+            return "HTTP %s: %s" % (error.http_status, error)
+    if sdk_exceptions is not None:
+        if isinstance(error, sdk_exceptions.ConfigException):
+            return ("cannot read the cloud configuration: %s. Check the cloud name and "
+                    "clouds.yaml (OS_CLIENT_CONFIG_FILE)" % error)
+        if isinstance(error, sdk_exceptions.ResourceTimeout):
+            return "%s. Raise timeout, or check the services' logs" % error
+        if isinstance(error, sdk_exceptions.HttpException):
+            return describe_http_error(error)
+    return "%s: %s" % (type(error).__name__, error)

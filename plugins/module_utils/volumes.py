@@ -1,0 +1,72 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Cinder volumes as the modules report them, and how to find them."""
+
+from __future__ import annotations
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
+
+try:
+    from openstack.exceptions import BadRequestException
+except ImportError:  # reported by the module base before any call
+    BadRequestException = Exception
+
+MULTIATTACH_SPEC = "<is> True"
+
+
+def find_one_volume(conn, name_or_id, all_projects=False):
+    """The volume with this ID or name; None if none; a failure if the name is ambiguous."""
+    query = {"all_projects": True} if all_projects else {}
+    by_id = conn.block_storage.find_volume(name_or_id, ignore_missing=True, **query) \
+        if _looks_like_id(name_or_id) else None
+    if by_id is not None:
+        return by_id
+    try:
+        named = list(conn.block_storage.volumes(name=name_or_id, **query))
+    except BadRequestException:
+        # Clouds may forbid the name filter to non-admins ("Invalid filters").
+        named = list(conn.block_storage.volumes(**query))
+    named = [volume for volume in named if volume.name == name_or_id]
+    if len(named) > 1:
+        raise ModuleFailure(
+            "%d volumes are named %r (%s): give the volume's ID instead of its name"
+            % (len(named), name_or_id, ", ".join(sorted(v.id for v in named))))
+    return named[0] if named else None
+
+
+def _looks_like_id(value):
+    return len(value) == 36 and value.count("-") == 4
+
+
+def describe_attachment(attachment, server_names, attach_modes):
+    """One entry of a volume's `attachments` (from the volume itself, no extra call)."""
+    attachment_id = attachment.get("attachment_id") or attachment.get("id")
+    return {
+        "attachment_id": attachment_id,
+        "server_id": attachment.get("server_id"),
+        "server_name": server_names.get(attachment.get("server_id")),
+        "host_name": attachment.get("host_name"),
+        "device": attachment.get("device"),
+        "attach_mode": attach_modes.get(attachment_id),
+        "attached_at": attachment.get("attached_at"),
+    }
+
+
+def describe_volume(volume, server_names=None, attach_modes=None):
+    server_names = server_names or {}
+    attach_modes = attach_modes or {}
+    return {
+        "id": volume.id,
+        "name": volume.name,
+        "status": volume.status,
+        "size": volume.size,
+        "multiattach": bool(volume.is_multiattach),
+        "volume_type": volume.volume_type,
+        "bootable": str(volume.is_bootable).lower() == "true",
+        "availability_zone": volume.availability_zone,
+        "description": volume.description,
+        "metadata": dict(volume.metadata or {}),
+        "attachments": [describe_attachment(a, server_names, attach_modes)
+                        for a in volume.attachments or []],
+    }

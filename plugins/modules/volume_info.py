@@ -1,0 +1,200 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: volume_info
+short_description: List Cinder volumes with their attachments, multiattach ones first of all
+version_added: 0.1.0
+description:
+  - Lists Cinder volumes by name, ID or filter, each with its multiattach flag,
+    type, status and size, and every attachment with the server's ID and name,
+    the compute host, the device, the attachment ID, the attach mode and the
+    time it was attached.
+  - Reads only; never changes the cloud.
+author:
+  - multiattach.cloud developers (@multiattach)
+options:
+  name:
+    description:
+      - Name or ID of the volume to show. Without it, every volume that
+        matches the other options is listed.
+    type: str
+  multiattach_only:
+    description:
+      - List only volumes whose C(multiattach) flag is true.
+    type: bool
+    default: false
+  status:
+    description:
+      - List only volumes with this status, for example C(in-use).
+    type: str
+  all_projects:
+    description:
+      - List the volumes of every project (needs an admin role).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - multiattach.cloud.openstack
+attributes:
+  check_mode:
+    support: full
+    description: Reads only, so check mode changes nothing either.
+  diff_mode:
+    support: none
+    description: Nothing is changed, so there is no diff.
+  platform:
+    support: full
+    platforms: all
+    description: Talks to the OpenStack APIs from wherever the module runs.
+"""
+
+EXAMPLES = r"""
+- name: Show where the shared volume is attached
+  multiattach.cloud.volume_info:
+    cloud: mycloud
+    name: shared-data
+  register: shared
+
+- name: Print the servers that hold it
+  ansible.builtin.debug:
+    msg: "{{ shared.volumes[0].attachments | map(attribute='server_name') | list }}"
+
+- name: List every multiattach volume in use, in all projects
+  multiattach.cloud.volume_info:
+    cloud: mycloud-admin
+    multiattach_only: true
+    status: in-use
+    all_projects: true
+"""
+
+RETURN = r"""
+volumes:
+  description: The volumes found; an empty list when none matches.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: "Volume ID."
+      type: str
+      returned: always
+    name:
+      description: "Volume name."
+      type: str
+      returned: always
+    status:
+      description: "Volume status (available, in-use, attaching, ...)."
+      type: str
+      returned: always
+    size:
+      description: "Size in GiB."
+      type: int
+      returned: always
+    multiattach:
+      description: "Whether several servers may attach it at once."
+      type: bool
+      returned: always
+    volume_type:
+      description: "Name of the volume type."
+      type: str
+      returned: always
+    bootable:
+      description: "Whether the volume is bootable."
+      type: bool
+      returned: always
+    availability_zone:
+      description: "Availability zone."
+      type: str
+      returned: always
+    description:
+      description: "Volume description."
+      type: str
+      returned: always
+    metadata:
+      description: "Volume metadata."
+      type: dict
+      returned: always
+    attachments:
+      description: One entry per server that holds the volume.
+      type: list
+      elements: dict
+      returned: always
+      contains:
+        attachment_id:
+          description: "Cinder attachment ID."
+          type: str
+          returned: always
+        server_id:
+          description: "ID of the server."
+          type: str
+          returned: always
+        server_name:
+          description: "Name of the server; null when the server is not visible to these credentials."
+          type: str
+          returned: always
+        host_name:
+          description: "Compute host of the server."
+          type: str
+          returned: always
+        device:
+          description: "Device name in the guest as Nova reported it."
+          type: str
+          returned: always
+        attach_mode:
+          description: "C(rw) or C(ro); null when Cinder does not show the attachment."
+          type: str
+          returned: always
+        attached_at:
+          description: "When the attachment was made."
+          type: str
+          returned: always
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
+    describe_volume, find_one_volume)
+
+
+class VolumeInfoModule(MultiattachModule):
+    argument_spec = dict(
+        name=dict(type="str"),
+        multiattach_only=dict(type="bool", default=False),
+        status=dict(type="str"),
+        all_projects=dict(type="bool", default=False),
+    )
+    module_kwargs = dict(supports_check_mode=True)
+
+    def run(self):
+        all_projects = self.params["all_projects"]
+        query = {"all_projects": True} if all_projects else {}
+        if self.params["name"]:
+            volume = find_one_volume(self.conn, self.params["name"], all_projects)
+            volumes = [volume] if volume else []
+        else:
+            volumes = list(self.conn.block_storage.volumes(details=True, **query))
+        volumes = [v for v in volumes
+                   if (not self.params["multiattach_only"] or v.is_multiattach)
+                   and (not self.params["status"] or v.status == self.params["status"])]
+        attached = [v for v in volumes if v.attachments]
+        server_names, attach_modes = {}, {}
+        if attached:
+            # One list call each, whatever the number of volumes and servers.
+            server_names = {s.id: s.name
+                            for s in self.conn.compute.servers(details=False, **query)}
+            wanted = {v.id for v in attached}
+            attach_modes = {a.id: a.attach_mode
+                            for a in self.conn.block_storage.attachments(**query)
+                            if a.volume_id in wanted}
+        self.exit(volumes=[describe_volume(v, server_names, attach_modes) for v in volumes])
+
+
+def main():
+    VolumeInfoModule()()
+
+
+if __name__ == "__main__":
+    main()

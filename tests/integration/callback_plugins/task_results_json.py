@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Test-only stdout callback: every task result of the run as one JSON document."""
+
+from __future__ import annotations
+
+import json
+
+from ansible.plugins.callback import CallbackBase
+
+DOCUMENTATION = r"""
+name: task_results_json
+type: stdout
+short_description: Print every task result as JSON (for this collection's tests)
+description:
+  - Collects each task's result on each host and prints them as one JSON list at the end.
+"""
+
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "stdout"
+    CALLBACK_NAME = "task_results_json"
+
+    def __init__(self):
+        super().__init__()
+        self.results = []
+
+    def _record(self, result, status):
+        entry = dict(self._clean_results_copy(result))
+        entry["_task"] = result.task_name
+        entry["_host"] = result.host.get_name() if hasattr(result, "host") else None
+        entry["_status"] = status
+        entry["failed"] = status == "failed"
+        self.results.append(entry)
+
+    def _clean_results_copy(self, result):
+        return getattr(result, "result", None) or getattr(result, "_result", {})
+
+    def v2_runner_on_ok(self, result):
+        self._record(result, "ok")
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._record(result, "failed")
+
+    def v2_runner_on_skipped(self, result):
+        self._record(result, "skipped")
+
+    def v2_runner_on_unreachable(self, result):
+        self._record(result, "unreachable")
+
+    def v2_playbook_on_stats(self, stats):
+        self._display.display(json.dumps(self.results, default=str))

@@ -1,0 +1,69 @@
+"""The built collection installs, and ansible-doc and playbooks find it by FQCN."""
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / ".venv" / "bin"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    work = tmp_path_factory.mktemp("galaxy")
+    build = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--force",
+                            "--output-path", str(work), str(ROOT)],
+                           capture_output=True, text=True, check=True, cwd=str(work))
+    [tarball] = work.glob("multiattach-cloud-*.tar.gz")
+    collections = work / "collections"
+    subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--no-deps",
+                    "-p", str(collections), str(tarball)],
+                   capture_output=True, text=True, check=True, cwd=str(work))
+    # A clean environment: no ansible.cfg of the checkout, only the installed copy.
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"),
+           "ANSIBLE_COLLECTIONS_PATH": str(collections),
+           "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
+           "OS_CLIENT_CONFIG_FILE": str(ROOT / ".local-cloud" / "clouds.yaml")}
+    return {"tarball": tarball, "collections": collections, "env": env, "cwd": work,
+            "build_output": build.stdout}
+
+
+def test_the_tarball_holds_the_collection_and_no_local_state(installed):
+    with tarfile.open(installed["tarball"]) as archive:
+        names = archive.getnames()
+    assert "galaxy.yml" not in names and "MANIFEST.json" in names
+    assert "plugins/modules/volume_info.py" in names
+    assert "plugins/doc_fragments/openstack.py" in names
+    leaked = [n for n in names if n.split("/")[0] in
+              (".venv", ".venv-cloud", ".local-cloud", ".collections", ".cache", "tools", ".git")]
+    assert leaked == []
+
+
+def test_ansible_doc_finds_the_installed_module(installed):
+    listing = subprocess.run([str(BIN / "ansible-doc"), "-t", "module", "-l", "multiattach.cloud"],
+                             capture_output=True, text=True, env=installed["env"],
+                             cwd=str(installed["cwd"]), check=True)
+    assert "multiattach.cloud.volume_info" in listing.stdout
+    page = subprocess.run([str(BIN / "ansible-doc"), "multiattach.cloud.volume_info"],
+                          capture_output=True, text=True, env=installed["env"],
+                          cwd=str(installed["cwd"]), check=True)
+    assert "multiattach_only" in page.stdout and "api_timeout" in page.stdout
+
+
+def test_a_playbook_runs_the_installed_module_by_fqcn(installed):
+    playbook = installed["cwd"] / "info.yml"
+    playbook.write_text(
+        "- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
+        "    - multiattach.cloud.volume_info: {cloud: local-admin}\n      register: info\n"
+        "    - ansible.builtin.assert: {that: [info.volumes is sequence]}\n")
+    run = subprocess.run([str(BIN / "ansible-playbook"), str(playbook)],
+                         capture_output=True, text=True, env=installed["env"],
+                         cwd=str(installed["cwd"]), check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "ok=2" in run.stdout
+    assert str(installed["collections"]) in subprocess.run(
+        [str(BIN / "ansible-galaxy"), "collection", "list", "multiattach.cloud"],
+        capture_output=True, text=True, env=installed["env"], cwd=str(installed["cwd"]),
+        check=True).stdout
