@@ -28,6 +28,8 @@ HTTP_ADVICE = {
     403: "the cloud's policy forbids this for these credentials; ask an operator to "
          "grant the rule named above or use credentials that have it",
     404: "check the name or ID",
+    406: "the cloud does not offer the API microversion asked for; multiattach needs compute "
+         "API 2.60 or later (Nova Queens or later)",
     409: "the resource is in a state that does not allow this now; check its status and retry",
     413: "a quota or request limit was exceeded",
     503: "the service is unavailable; check that it runs",

@@ -1,0 +1,192 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Attach and detach one volume to many servers: find, plan, act, wait.
+
+Nova attaches a volume that is already attached only at compute API 2.60 or
+later. Cinder takes one attach or detach of a volume at a time and refuses a
+concurrent one with HTTP 400 while the volume is attaching or detaching; those
+refusals, and only those, are retried until the timeout.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
+    ModuleFailure, describe_error)
+
+try:
+    from openstack import exceptions as sdk_exceptions
+except ImportError:  # reported by the module base before any call
+    sdk_exceptions = None
+
+MULTIATTACH_MICROVERSION = "2.60"
+POLL_SECONDS = 0.25
+# Texts of Nova's HTTP 400 while Cinder works on another attach or detach of the volume.
+TRANSIENT_REFUSALS = (
+    "status must be available or in-use or downloading to reserve",
+    "Volume status must be 'in-use' and attach_status must be 'attached' to detach",
+    "is attaching", "is detaching", "status is attaching", "status is detaching",
+)
+
+
+def plan(attached_ids, wanted_ids, exclusive):
+    """(servers to attach, servers to detach), each sorted, for the wanted set."""
+    attached, wanted = set(attached_ids), set(wanted_ids)
+    to_attach = sorted(wanted - attached)
+    to_detach = sorted(attached - wanted) if exclusive else []
+    return to_attach, to_detach
+
+
+def attached_server_ids(volume):
+    return sorted({a["server_id"] for a in volume.attachments or [] if a.get("server_id")})
+
+
+def check_sharing_allowed(volume, holders, server_names):
+    """Refuse, before any call, a second server on a volume that is not multiattach.
+
+    HOLDERS: the servers that hold the volume once the plan is carried out
+    (detaches run first, so no more servers than that hold it at any time).
+    """
+    if volume.is_multiattach or len(holders) <= 1:
+        return
+    raise ModuleFailure(
+        "volume %r is not multiattach (type %r), so only one server may hold it; it would be "
+        "held by %s. Create the volume with a multiattach volume type "
+        "(multiattach.cloud.volume_type) or attach it to one server only"
+        % (volume.name or volume.id, volume.volume_type,
+           ", ".join(sorted(server_names.get(s, s) for s in holders))))
+
+
+class ServerIndex:
+    """Every server visible to these credentials, listed once; resolves names and IDs."""
+
+    def __init__(self, conn, all_projects=False):
+        query = {"all_projects": True} if all_projects else {}
+        self.servers = list(conn.compute.servers(details=False, **query))
+        self.names = {server.id: server.name for server in self.servers}
+
+    def resolve(self, names_or_ids):
+        """{requested: server ID}; fails naming the unknown and the ambiguous ones."""
+        resolved, unknown, ambiguous = {}, [], []
+        for wanted in names_or_ids:
+            if wanted in self.names:
+                resolved[wanted] = wanted
+                continue
+            matches = [server.id for server in self.servers if server.name == wanted]
+            if len(matches) == 1:
+                resolved[wanted] = matches[0]
+            elif matches:
+                ambiguous.append("%s (%s)" % (wanted, ", ".join(sorted(matches))))
+            else:
+                unknown.append(wanted)
+        problems = []
+        if unknown:
+            problems.append("no server named or with ID %s" % ", ".join(sorted(unknown)))
+        if ambiguous:
+            problems.append("more than one server is named %s: give IDs instead"
+                            % "; ".join(ambiguous))
+        if problems:
+            raise ModuleFailure("; ".join(problems))
+        return resolved
+
+
+def _is_transient(error):
+    text = "%s %s" % (getattr(error, "details", "") or "", error)
+    return getattr(error, "status_code", None) in (400, 409) and \
+        any(marker in text for marker in TRANSIENT_REFUSALS)
+
+
+class AttachmentWorker:
+    """Issues attach and detach calls one after another and waits for each."""
+
+    def __init__(self, conn, volume_id, timeout, wait=True):
+        self.conn = conn
+        self.volume_id = volume_id
+        self.deadline = time.time() + timeout
+        self.timeout = timeout
+        self.wait = wait
+        self.retries = 0
+
+    def _call(self, method, path, **kwargs):
+        response = getattr(self.conn.compute, method)(
+            path, microversion=MULTIATTACH_MICROVERSION, **kwargs)
+        sdk_exceptions.raise_from_response(response)
+        return response
+
+    def _with_retries(self, what, call):
+        delay = POLL_SECONDS
+        while True:
+            try:
+                return call()
+            except sdk_exceptions.HttpException as error:
+                if not _is_transient(error) or time.time() + delay > self.deadline:
+                    raise
+                self.retries += 1
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    def attach(self, server_id, device=None):
+        body = {"volumeId": self.volume_id}
+        if device:
+            body["device"] = device
+        self._with_retries("attach", lambda: self._call(
+            "post", "/servers/%s/os-volume_attachments" % server_id,
+            json={"volumeAttachment": body}))
+        if self.wait:
+            self.wait_for(lambda v: server_id in attached_server_ids(v) and v.status == "in-use",
+                          "the volume to be attached to server %s" % server_id)
+
+    def detach(self, server_id):
+        try:
+            self._with_retries("detach", lambda: self._call(
+                "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)))
+        except sdk_exceptions.NotFoundException:
+            return  # gone already: what we wanted
+        if self.wait:
+            # Only this server's attachment goes; the volume stays in-use for the others.
+            self.wait_for(lambda v: server_id not in attached_server_ids(v)
+                          and v.status in ("available", "in-use"),
+                          "server %s's attachment to go" % server_id)
+
+    def wait_for(self, condition, what):
+        while True:
+            volume = self.conn.block_storage.get_volume(self.volume_id)
+            if volume.status == "error" or volume.status.startswith("error_"):
+                raise ModuleFailure("the volume went to status %s while waiting for %s"
+                                    % (volume.status, what))
+            if condition(volume):
+                return volume
+            if time.time() > self.deadline:
+                raise ModuleFailure(
+                    "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
+                    "check nova-compute and cinder-volume" % (self.timeout, what, volume.status))
+            time.sleep(POLL_SECONDS)
+
+
+def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None):
+    """Detach, then attach, one call at a time. Returns [(server ID, action)].
+
+    A failure is reported with what was already done, so a re-run knows where it stands.
+    """
+    worker = AttachmentWorker(conn, volume.id, timeout, wait)
+    done = []
+    try:
+        for server_id in to_detach:
+            worker.detach(server_id)
+            done.append((server_id, "detached"))
+        for server_id in to_attach:
+            worker.attach(server_id, device)
+            done.append((server_id, "attached"))
+    except ModuleFailure as failure:
+        failure.result.setdefault("done", [{"server_id": s, "action": a} for s, a in done])
+        raise
+    except sdk_exceptions.SDKException as error:
+        raise ModuleFailure(
+            "%s failed after %s: %s" % (
+                "attach or detach of volume %s" % (volume.name or volume.id),
+                ", ".join("%s %s" % (a, s) for s, a in done) or "no change",
+                describe_error(error)),
+            done=[{"server_id": s, "action": a} for s, a in done]) from error
+    return done

@@ -1,0 +1,166 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: volume_attachments
+short_description: Make a set of servers hold one multiattach volume
+version_added: 0.1.0
+description:
+  - Declares which servers hold a Cinder volume. Servers in I(servers) that
+    do not hold it get it attached; with I(exclusive=true), servers that hold
+    it and are not listed get it detached. Other servers are left untouched.
+  - Attaches with compute API microversion 2.60, the first that lets Nova
+    attach a volume that is already C(in-use) on another server.
+  - Cinder takes one attach or detach of a volume at a time and refuses a
+    concurrent one with HTTP 400 while the volume is C(attaching) or
+    C(detaching). The module issues its calls one after another and retries
+    exactly those refusals (from other runs) with backoff until I(timeout);
+    any other error fails at once.
+  - A volume that is not multiattach may be held by one server only, and a plan
+    that would give it a second server is refused before any call.
+  - A run with nothing to do makes read calls only, and a constant number of
+    them whatever the number of servers (the servers are listed once).
+  - Sharing a volume is safe only with a cluster filesystem (OCFS2, GFS2) on
+    it; an ordinary filesystem written by two servers is lost.
+author:
+  - multiattach.cloud developers (@multiattach)
+options:
+  volume:
+    description: Name or ID of the volume.
+    type: str
+    required: true
+  servers:
+    description:
+      - Names or IDs of the servers that must hold the volume.
+      - An empty list with I(exclusive=true) detaches the volume from every server.
+    type: list
+    elements: str
+    required: true
+  exclusive:
+    description: Also detach the volume from servers that are not in I(servers).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - multiattach.cloud.openstack
+  - multiattach.cloud.openstack.WAIT
+attributes:
+  check_mode:
+    support: full
+    description: Reports the servers that would be attached and detached, and calls nothing that changes.
+  diff_mode:
+    support: full
+    description: Shows the servers that hold the volume before and after.
+  platform:
+    support: full
+    platforms: all
+    description: Talks to the OpenStack APIs from wherever the module runs.
+"""
+
+EXAMPLES = r"""
+- name: Share the cluster volume with every node of the group
+  multiattach.cloud.volume_attachments:
+    cloud: mycloud
+    volume: cluster-data
+    servers: "{{ groups['cluster'] }}"
+
+- name: Exactly these two servers hold the volume; detach it from any other
+  multiattach.cloud.volume_attachments:
+    cloud: mycloud
+    volume: cluster-data
+    servers: [node1, node2]
+    exclusive: true
+"""
+
+RETURN = r"""
+servers:
+  description: One entry per server that was attached, detached or already held the volume and was asked for.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    server_id:
+      description: Server ID.
+      type: str
+      returned: always
+    server_name:
+      description: Server name.
+      type: str
+      returned: always
+    action:
+      description: "C(attached), C(detached) or C(unchanged) (in check mode: what would be done)."
+      type: str
+      returned: always
+attached:
+  description: IDs of the servers the volume was (or would be) attached to.
+  returned: always
+  type: list
+  elements: str
+detached:
+  description: IDs of the servers the volume was (or would be) detached from.
+  returned: always
+  type: list
+  elements: str
+volume:
+  description: The volume after the task, as M(multiattach.cloud.volume_info) describes it.
+  returned: always
+  type: dict
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
+    ServerIndex, attached_server_ids, check_sharing_allowed, converge, plan)
+from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
+from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
+    describe_volume, find_one_volume)
+
+
+class VolumeAttachmentsModule(MultiattachModule):
+    argument_spec = dict(
+        volume=dict(type="str", required=True),
+        servers=dict(type="list", elements="str", required=True),
+        exclusive=dict(type="bool", default=False),
+    )
+    module_kwargs = dict(supports_check_mode=True)
+    wait_options = True
+
+    def run(self):
+        volume = find_one_volume(self.conn, self.params["volume"])
+        if volume is None:
+            raise ModuleFailure("volume %r does not exist: check the name or ID"
+                                % self.params["volume"])
+        index = ServerIndex(self.conn)
+        wanted = sorted(set(index.resolve(self.params["servers"]).values()))
+        attached = attached_server_ids(volume)
+        to_attach, to_detach = plan(attached, wanted, self.params["exclusive"])
+        final = sorted((set(attached) - set(to_detach)) | set(to_attach))
+        check_sharing_allowed(volume, final, index.names)
+
+        changed = bool(to_attach or to_detach)
+        if changed and not self.check_mode:
+            converge(self.conn, volume, to_attach, to_detach,
+                     self.params["timeout"], self.params["wait"])
+            volume = self.conn.block_storage.get_volume(volume.id)
+        actions = dict([(s, "unchanged") for s in wanted if s in attached]
+                       + [(s, "attached") for s in to_attach]
+                       + [(s, "detached") for s in to_detach])
+        self.exit(
+            changed=changed,
+            diff=diff({"servers": sorted(index.names.get(s, s) for s in attached)},
+                      {"servers": sorted(index.names.get(s, s) for s in final)}),
+            servers=[{"server_id": s, "server_name": index.names.get(s), "action": a}
+                     for s, a in sorted(actions.items())],
+            attached=to_attach, detached=to_detach,
+            volume=describe_volume(volume, index.names))
+
+
+def main():
+    VolumeAttachmentsModule()()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Planning of attach and detach calls, and which refusals are retried (no cloud)."""
+from types import SimpleNamespace
+
+import pytest
+from openstack import exceptions as sdk_exceptions
+
+from ansible_collections.multiattach.cloud.plugins.module_utils import attachments
+from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
+
+
+def test_plan_attaches_only_the_missing_servers():
+    assert attachments.plan(["a", "b"], ["b", "c", "d"], exclusive=False) == (["c", "d"], [])
+
+
+def test_plan_detaches_unlisted_servers_only_when_exclusive():
+    assert attachments.plan(["a", "b"], ["b"], exclusive=True) == ([], ["a"])
+    assert attachments.plan(["a", "b"], ["b"], exclusive=False) == ([], [])
+
+
+def test_plan_with_nothing_to_do_is_empty():
+    assert attachments.plan(["a", "b"], ["a", "b"], exclusive=True) == ([], [])
+
+
+def volume(multiattach, attached=()):
+    return SimpleNamespace(id="v", name="data", volume_type="plain", is_multiattach=multiattach,
+                           attachments=[{"server_id": s} for s in attached])
+
+
+def test_a_second_holder_of_a_plain_volume_is_refused_with_the_fix():
+    with pytest.raises(ModuleFailure, match="not multiattach.*node1, node2.*volume_type"):
+        attachments.check_sharing_allowed(volume(False, ["s1"]), ["s1", "s2"],
+                                          {"s1": "node1", "s2": "node2"})
+
+
+def test_a_plain_volume_may_move_from_one_server_to_another():
+    attachments.check_sharing_allowed(volume(False, ["s1"]), ["s2"], {})
+
+
+def test_a_multiattach_volume_may_have_many_holders():
+    attachments.check_sharing_allowed(volume(True, ["s1"]), ["s1", "s2", "s3"], {})
+
+
+def test_attached_server_ids_are_unique_and_sorted():
+    assert attachments.attached_server_ids(volume(True, ["b", "a", "b"])) == ["a", "b"]
+
+
+def http_error(status, details):
+    return sdk_exceptions.HttpException(message="x", details=details, http_status=status)
+
+
+@pytest.mark.parametrize("details", [
+    "Invalid volume: Volume 1 status must be available or in-use or downloading to reserve, "
+    "but the current status is attaching.",
+    "Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status "
+    "must be 'attached' to detach.",
+])
+def test_cinders_one_at_a_time_refusals_are_retried(details):
+    assert attachments._is_transient(http_error(400, details))  # pylint: disable=protected-access
+
+
+@pytest.mark.parametrize("status,details", [
+    (400, "Multiattach volumes are only supported starting with compute API version 2.60."),
+    (400, "Invalid input for field/attribute volumeId."),
+    (403, "Policy doesn't allow volume:multiattach_bootable_volume to be performed."),
+    (404, "Volume could not be found."),
+])
+def test_other_refusals_fail_at_once(status, details):
+    assert not attachments._is_transient(http_error(status, details))  # pylint: disable=protected-access
+
+
+class FakeIndex(attachments.ServerIndex):
+    def __init__(self, servers):  # pylint: disable=super-init-not-called
+        self.servers = [SimpleNamespace(id=i, name=n) for i, n in servers]
+        self.names = dict(servers)
+
+
+def test_servers_resolve_by_name_or_id_and_failures_name_every_problem():
+    index = FakeIndex([("id1", "a"), ("id2", "b"), ("id3", "b")])
+    assert index.resolve(["a", "id2"]) == {"a": "id1", "id2": "id2"}
+    with pytest.raises(ModuleFailure) as failure:
+        index.resolve(["a", "b", "ghost"])
+    assert "no server named or with ID ghost" in failure.value.msg
+    assert "more than one server is named b (id2, id3)" in failure.value.msg
