@@ -8,6 +8,9 @@ ROOT := $(CURDIR)
 PYTHON ?= python3
 VENV := $(ROOT)/.venv
 CLOUD_VENV := $(ROOT)/.venv-cloud
+# openstack.cloud (inside the ansible package) with an openstacksdk it still works
+# with (<= 4.14), only for the tests that compare against it.
+OSCLOUD_VENV := $(ROOT)/.venv-oscloud
 STATE := $(ROOT)/.local-cloud
 COLLECTION_LINK := $(ROOT)/.collections/ansible_collections/multiattach/cloud
 SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
@@ -50,6 +53,11 @@ $(VENV)/.installed: requirements/dev.txt .stamps/apt
 $(CLOUD_VENV)/.installed: requirements/cloud.txt .stamps/apt
 	test -x $(CLOUD_VENV)/bin/python || $(PYTHON) -m venv $(CLOUD_VENV)
 	$(CLOUD_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/cloud.txt
+	touch $@
+
+$(OSCLOUD_VENV)/.installed: requirements/oscloud.txt .stamps/apt
+	test -x $(OSCLOUD_VENV)/bin/python || $(PYTHON) -m venv $(OSCLOUD_VENV)
+	$(OSCLOUD_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/oscloud.txt
 	touch $@
 
 $(COLLECTION_LINK):
@@ -106,7 +114,7 @@ sanity: deps $(GET_PIP_STANDIN)
 lint: deps
 	$(VENV)/bin/ansible-lint --profile production
 
-integration: deps
+integration: deps $(OSCLOUD_VENV)/.installed
 	$(MAKE) cloud-up
 	status=0; $(VENV)/bin/pytest tests/integration || status=$$?; \
 		$(MAKE) cloud-down; exit $$status

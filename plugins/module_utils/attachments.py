@@ -15,6 +15,8 @@ import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
     ModuleFailure, describe_error)
+from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
+    POLL_SECONDS, wait_for_volume)
 
 try:
     from openstack import exceptions as sdk_exceptions
@@ -22,7 +24,6 @@ except ImportError:  # reported by the module base before any call
     sdk_exceptions = None
 
 MULTIATTACH_MICROVERSION = "2.60"
-POLL_SECONDS = 0.25
 # Texts of Nova's HTTP 400 while Cinder works on another attach or detach of the volume.
 TRANSIENT_REFUSALS = (
     "status must be available or in-use or downloading to reserve",
@@ -151,18 +152,8 @@ class AttachmentWorker:
                           "server %s's attachment to go" % server_id)
 
     def wait_for(self, condition, what):
-        while True:
-            volume = self.conn.block_storage.get_volume(self.volume_id)
-            if volume.status == "error" or volume.status.startswith("error_"):
-                raise ModuleFailure("the volume went to status %s while waiting for %s"
-                                    % (volume.status, what))
-            if condition(volume):
-                return volume
-            if time.time() > self.deadline:
-                raise ModuleFailure(
-                    "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
-                    "check nova-compute and cinder-volume" % (self.timeout, what, volume.status))
-            time.sleep(POLL_SECONDS)
+        return wait_for_volume(self.conn, self.volume_id, condition, self.deadline, what,
+                               self.timeout)
 
 
 def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None):

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import time
+
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
 
 try:
@@ -13,6 +15,7 @@ except ImportError:  # reported by the module base before any call
     BadRequestException = Exception
 
 MULTIATTACH_SPEC = "<is> True"
+POLL_SECONDS = 0.25
 
 
 def find_one_volume(conn, name_or_id, all_projects=False):
@@ -70,3 +73,22 @@ def describe_volume(volume, server_names=None, attach_modes=None):
         "attachments": [describe_attachment(a, server_names, attach_modes)
                         for a in volume.attachments or []],
     }
+
+
+def wait_for_volume(conn, volume_id, condition, deadline, what, timeout):
+    """Poll the volume until CONDITION(volume) holds; fail on error status or at DEADLINE."""
+    while True:
+        volume = conn.block_storage.get_volume(volume_id)
+        if volume.status == "error" or volume.status.startswith("error_"):
+            raise ModuleFailure(
+                "volume %s went to status %s while waiting for %s. If it was being created, "
+                "no backend may report the multiattach capability: see "
+                "multiattach.cloud.preflight and the cinder-scheduler log"
+                % (volume.name or volume.id, volume.status, what))
+        if condition(volume):
+            return volume
+        if time.time() > deadline:
+            raise ModuleFailure(
+                "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
+                "check nova-compute and cinder-volume" % (timeout, what, volume.status))
+        time.sleep(POLL_SECONDS)

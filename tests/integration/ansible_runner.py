@@ -10,8 +10,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0):
+def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0,
+                 venv=ROOT / ".venv"):
     """Run TASKS (a list of task dicts) on localhost; return (results, completed process).
+
+    VENV: the virtual environment whose ansible-playbook (and Python) runs them.
 
     results: one dict per task in order, the module's result plus `_task` (its name).
     """
@@ -30,7 +33,7 @@ def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0):
     with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
         yaml.safe_dump(play, handle)
         playbook = handle.name
-    command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), playbook]
+    command = [str(venv / "bin" / "ansible-playbook"), playbook]
     if check:
         command.append("--check")
     if diff:

@@ -1,36 +1,13 @@
 """server_volume and volume_attachments against the local cloud: one volume, three servers."""
 import threading
-import uuid
 
 import pytest
 
 from ansible_runner import run_module
 
-import multiattach_probe
 
 ATTACHMENTS = "multiattach.cloud.volume_attachments"
 SERVER_VOLUME = "multiattach.cloud.server_volume"
-
-
-@pytest.fixture(scope="module")
-def lab(admin_cloud):
-    """A multiattach volume, a plain volume and three ACTIVE servers, none attached."""
-    probe = multiattach_probe.Probe(admin_cloud, "att-" + uuid.uuid4().hex[:8])
-    try:
-        flavor = admin_cloud.compute.find_flavor("m1.tiny", ignore_missing=False)
-        volume_type = probe.create_type()
-        shared = probe.create_volume("shared", volume_type=volume_type.name)
-        plain = probe.create_volume("plain")
-        servers = [probe.create_server("s%d" % i, flavor.id) for i in range(3)]
-        for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", wait=120)
-        yield {"shared": shared, "plain": plain, "names": [s.name for s in servers],
-               "ids": {s.name: s.id for s in servers}}
-    finally:
-        for volume in (probe.volumes[0], probe.volumes[1]):
-            for server in probe.servers:
-                multiattach_probe.detach(admin_cloud, server.id, volume.id)
-        assert probe.cleanup() == []
 
 
 def holders(admin_cloud, volume, lab):

@@ -2,6 +2,7 @@
 import os
 import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,13 @@ BIN = ROOT / ".venv" / "bin"
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    work = tmp_path_factory.mktemp("galaxy")
+def installed():
+    # Not pytest's tmp_path: another pytest session on the machine may prune its base directory.
+    with tempfile.TemporaryDirectory(prefix="multiattach-galaxy-") as temp:
+        yield build_and_install(Path(temp))
+
+
+def build_and_install(work):
     build = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--force",
                             "--output-path", str(work), str(ROOT)],
                            capture_output=True, text=True, check=True, cwd=str(work))

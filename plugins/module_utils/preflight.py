@@ -1,0 +1,128 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Can this cloud multiattach? Each check says ok, failed or unknown, why, and the fix."""
+
+from __future__ import annotations
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.errors import describe_error
+from ansible_collections.multiattach.cloud.plugins.module_utils.volume_types import (
+    is_multiattach_type)
+
+try:
+    from openstack import exceptions as sdk_exceptions
+except ImportError:  # reported by the module base before any call
+    sdk_exceptions = None
+
+COMPUTE_MULTIATTACH_MICROVERSION = (2, 60)
+BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = (3, 27)
+MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
+ADMIN_ONLY = "needs an admin role to read; run preflight with admin credentials to know"
+
+
+def check(name, status, detail, fix=None):
+    return {"name": name, "status": status, "detail": detail, "fix": fix}
+
+
+def version_text(version):
+    return ".".join(str(part) for part in version) if version else "none"
+
+
+def max_microversion(proxy):
+    data = proxy.get_endpoint_data()
+    return tuple(data.max_microversion) if data and data.max_microversion else None
+
+
+def check_compute_microversion(conn):
+    found = max_microversion(conn.compute)
+    if found and found >= COMPUTE_MULTIATTACH_MICROVERSION:
+        return check("compute_api_microversion", "ok",
+                     "compute API goes up to %s; multiattach needs 2.60" % version_text(found))
+    return check("compute_api_microversion", "failed",
+                 "compute API goes up to %s; attaching a volume that is already attached needs "
+                 "2.60" % version_text(found),
+                 "upgrade Nova to Queens (17) or later")
+
+
+def check_block_storage_microversion(conn):
+    found = max_microversion(conn.block_storage)
+    if found and found >= BLOCK_STORAGE_ATTACHMENTS_MICROVERSION:
+        return check("block_storage_api_microversion", "ok",
+                     "block storage API goes up to %s; Nova's attachments API needs 3.27"
+                     % version_text(found))
+    return check("block_storage_api_microversion", "failed",
+                 "block storage API goes up to %s; Nova's multiattach flow uses the attachments "
+                 "API of 3.27" % version_text(found),
+                 "upgrade Cinder to Queens (12) or later")
+
+
+def check_volume_types(conn):
+    names = sorted(t.name for t in conn.block_storage.types() if is_multiattach_type(t))
+    if names:
+        return check("multiattach_volume_types", "ok",
+                     "volume types with multiattach='<is> True': %s" % ", ".join(names))
+    return check("multiattach_volume_types", "failed",
+                 "no volume type visible to these credentials has multiattach='<is> True'",
+                 "create one with multiattach.cloud.volume_type (or the cinder_multiattach role)")
+
+
+def check_backend_pools(conn):
+    try:
+        pools = list(conn.block_storage.backend_pools())
+    except sdk_exceptions.ForbiddenException:
+        return check("backend_pools_multiattach", "unknown", "backend pools " + ADMIN_ONLY)
+    capable = sorted(p.name for p in pools if (p.capabilities or {}).get("multiattach"))
+    if capable:
+        return check("backend_pools_multiattach", "ok",
+                     "pools reporting the multiattach capability: %s" % ", ".join(capable))
+    return check("backend_pools_multiattach", "failed",
+                 "none of the %d backend pools reports the multiattach capability%s"
+                 % (len(pools), ": " + ", ".join(sorted(p.name for p in pools)) if pools else ""),
+                 "use a Cinder backend whose driver supports multiattach (configure it with the "
+                 "cinder_multiattach role); volumes of a multiattach type go to error otherwise")
+
+
+def check_compute_traits(conn):
+    try:
+        providers = list(conn.placement.resource_providers())
+        capable = sorted(p.name for p in conn.placement.resource_providers(
+            required=MULTIATTACH_TRAIT))
+    except sdk_exceptions.ForbiddenException:
+        return check("compute_nodes_multiattach_trait", "unknown",
+                     "Placement resource providers " + ADMIN_ONLY)
+    if capable:
+        return check("compute_nodes_multiattach_trait", "ok",
+                     "%d of %d compute nodes have the %s trait: %s"
+                     % (len(capable), len(providers), MULTIATTACH_TRAIT, ", ".join(capable)))
+    return check("compute_nodes_multiattach_trait", "failed",
+                 "no compute node has the %s trait (%d resource providers)"
+                 % (MULTIATTACH_TRAIT, len(providers)),
+                 "use a virt driver that supports multiattach (libvirt >= 3.10 with QEMU >= "
+                 "2.10); prepare hosts with the compute_shareable_disks role")
+
+
+CHECKS = (
+    ("compute_api_microversion", check_compute_microversion),
+    ("block_storage_api_microversion", check_block_storage_microversion),
+    ("multiattach_volume_types", check_volume_types),
+    ("backend_pools_multiattach", check_backend_pools),
+    ("compute_nodes_multiattach_trait", check_compute_traits),
+)
+
+
+def run_checks(conn):
+    results = []
+    for name, one_check in CHECKS:
+        try:
+            results.append(one_check(conn))
+        except sdk_exceptions.SDKException as error:
+            results.append(check(name, "unknown", "could not check: %s" % describe_error(error)))
+    return results
+
+
+def summary(results):
+    failed = [r["name"] for r in results if r["status"] == "failed"]
+    unknown = [r["name"] for r in results if r["status"] == "unknown"]
+    # Not "failed": Ansible reads a result's "failed" key as the task's own outcome.
+    return {"ready": not failed and not unknown, "failed_checks": failed,
+            "unknown_checks": unknown}

@@ -1,0 +1,126 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: preflight
+short_description: Tell whether a cloud can multiattach, and if not, why and what fixes it
+version_added: 0.1.0
+description:
+  - Runs read-only checks and reports each as C(ok), C(failed) or C(unknown)
+    with what was found and, where it failed, the fix.
+  - "Checks: compute API microversion (2.60 or later needed); block storage
+    API microversion (3.27 or later); volume types with
+    C(multiattach=<is> True); backend pools that report the C(multiattach)
+    capability (admin); compute nodes with the C(COMPUTE_VOLUME_MULTI_ATTACH)
+    trait in Placement (admin)."
+  - Without an admin role the admin-only checks are C(unknown), not failures.
+author:
+  - multiattach.cloud developers (@multiattach)
+options:
+  fail_when_not_ready:
+    description:
+      - Fail the task when a check failed (unknown checks do not fail it).
+        Without it the task reports the checks and succeeds.
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - multiattach.cloud.openstack
+attributes:
+  check_mode:
+    support: full
+    description: Reads only; check mode runs the same checks.
+  diff_mode:
+    support: none
+    description: Nothing is changed.
+  platform:
+    support: full
+    platforms: all
+    description: Talks to the OpenStack APIs from wherever the module runs.
+"""
+
+EXAMPLES = r"""
+- name: Stop the deployment early if the cloud cannot share volumes
+  multiattach.cloud.preflight:
+    cloud: mycloud-admin
+    fail_when_not_ready: true
+
+- name: Check as a project user and show the result
+  multiattach.cloud.preflight:
+    cloud: mycloud
+  register: preflight
+
+- name: Show what is missing
+  ansible.builtin.debug:
+    msg: "{{ preflight.checks | selectattr('status', '!=', 'ok') | list }}"
+"""
+
+RETURN = r"""
+ready:
+  description: True when every check is C(ok).
+  returned: always
+  type: bool
+failed_checks:
+  description: Names of the failed checks.
+  returned: always
+  type: list
+  elements: str
+unknown_checks:
+  description: Names of the checks these credentials could not run (admin-only ones).
+  returned: always
+  type: list
+  elements: str
+checks:
+  description: One entry per check.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The check.
+      type: str
+      returned: always
+    status:
+      description: C(ok), C(failed) or C(unknown).
+      type: str
+      returned: always
+    detail:
+      description: What was found.
+      type: str
+      returned: always
+    fix:
+      description: What to do; null unless the check failed.
+      type: str
+      returned: always
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.preflight import (
+    run_checks, summary)
+
+
+class PreflightModule(MultiattachModule):
+    argument_spec = dict(fail_when_not_ready=dict(type="bool", default=False))
+    module_kwargs = dict(supports_check_mode=True)
+
+    def run(self):
+        checks = run_checks(self.conn)
+        result = dict(summary(checks), checks=checks)
+        if result["failed_checks"] and self.params["fail_when_not_ready"]:
+            raise ModuleFailure(
+                "this cloud cannot multiattach yet: %s"
+                % "; ".join("%s (%s; fix: %s)" % (c["name"], c["detail"], c["fix"])
+                            for c in checks if c["status"] == "failed"), **result)
+        self.exit(changed=False, **result)
+
+
+def main():
+    PreflightModule()()
+
+
+if __name__ == "__main__":
+    main()

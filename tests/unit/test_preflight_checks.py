@@ -1,0 +1,56 @@
+"""preflight's verdicts on clouds that cannot multiattach (openstacksdk mocked)."""
+from types import SimpleNamespace
+
+from openstack import exceptions as sdk_exceptions
+
+from ansible_collections.multiattach.cloud.plugins.module_utils import preflight
+
+
+def proxy(max_version=None, **calls):
+    data = SimpleNamespace(max_microversion=max_version)
+    return SimpleNamespace(get_endpoint_data=lambda: data, **calls)
+
+
+def forbidden(*_args, **_kwargs):
+    raise sdk_exceptions.ForbiddenException(message="Forbidden", http_status=403)
+
+
+def old_cloud():
+    return SimpleNamespace(
+        compute=proxy((2, 53)),
+        block_storage=proxy((3, 0), types=lambda: [SimpleNamespace(name="t", extra_specs={})],
+                            backend_pools=lambda: [SimpleNamespace(name="p", capabilities={})]),
+        placement=SimpleNamespace(resource_providers=lambda **query: [] if query else
+                                  [SimpleNamespace(name="n1")]))
+
+
+def test_an_old_cloud_fails_every_check_with_a_fix():
+    results = preflight.run_checks(old_cloud())
+    assert [r["status"] for r in results] == ["failed"] * 5
+    assert all(r["fix"] for r in results)
+    assert "2.53" in results[0]["detail"] and "2.60" in results[0]["detail"]
+    assert preflight.summary(results) == {"ready": False, "unknown_checks": [], "failed_checks": [
+        "compute_api_microversion", "block_storage_api_microversion",
+        "multiattach_volume_types", "backend_pools_multiattach",
+        "compute_nodes_multiattach_trait"]}
+
+
+def test_forbidden_admin_checks_are_unknown():
+    cloud = old_cloud()
+    cloud.block_storage.backend_pools = forbidden
+    cloud.placement.resource_providers = forbidden
+    results = {r["name"]: r["status"] for r in preflight.run_checks(cloud)}
+    assert results["backend_pools_multiattach"] == "unknown"
+    assert results["compute_nodes_multiattach_trait"] == "unknown"
+
+
+def test_an_unexpected_api_error_makes_that_check_unknown_and_the_others_run():
+    cloud = old_cloud()
+
+    def server_error():
+        raise sdk_exceptions.HttpException(message="boom", http_status=500)
+    cloud.block_storage.types = server_error
+    results = {r["name"]: r for r in preflight.run_checks(cloud)}
+    assert results["multiattach_volume_types"]["status"] == "unknown"
+    assert "HTTP 500" in results["multiattach_volume_types"]["detail"]
+    assert len(results) == 5
