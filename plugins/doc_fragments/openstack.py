@@ -68,7 +68,7 @@ options:
     type: int
 requirements:
   - python >= 3.9
-  - openstacksdk >= 4.0.0
+  - openstacksdk >= 4.14.0 (tested with 4.14.0 and 4.22.0)
 notes:
   - The connection is made by openstacksdk (C(openstack.connect)), which also
     reads C(clouds.yaml) and the C(OS_*) environment variables.

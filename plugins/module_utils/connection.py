@@ -15,7 +15,7 @@ except ImportError:
     openstack = None
     SDK_IMPORT_ERROR = traceback.format_exc()
 
-MIN_SDK_VERSION = (4, 0, 0)
+MIN_SDK_VERSION = (4, 14, 0)
 APP_NAME = "multiattach.cloud"
 
 CONNECTION_ARGUMENT_SPEC = dict(

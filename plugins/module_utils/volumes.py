@@ -10,8 +10,10 @@ import time
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
 
 try:
+    from openstack import exceptions as sdk_exceptions
     from openstack.exceptions import BadRequestException
 except ImportError:  # reported by the module base before any call
+    sdk_exceptions = None
     BadRequestException = Exception
 
 MULTIATTACH_SPEC = "<is> True"
@@ -92,3 +94,30 @@ def wait_for_volume(conn, volume_id, condition, deadline, what, timeout):
                 "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
                 "check nova-compute and cinder-volume" % (timeout, what, volume.status))
         time.sleep(POLL_SECONDS)
+
+
+ATTACHMENTS_MICROVERSION = "3.27"
+
+
+def attach_modes(conn, volume_ids, all_projects=False):
+    """{attachment ID: attach mode} for the attachments of VOLUME_IDS, in one listing.
+
+    Read from /attachments/detail through the block storage proxy: it is the only
+    listing that carries attach_mode, and older openstacksdk releases list the
+    summary instead.
+    """
+    params = {"all_tenants": 1} if all_projects else {}
+    url = "/attachments/detail"
+    modes = {}
+    while url:
+        response = conn.block_storage.get(url, params=params,
+                                          microversion=ATTACHMENTS_MICROVERSION)
+        sdk_exceptions.raise_from_response(response)
+        body = response.json()
+        for attachment in body.get("attachments", []):
+            if attachment.get("volume_id") in volume_ids:
+                modes[attachment["id"]] = attachment.get("attach_mode")
+        url = next((link["href"] for link in body.get("attachments_links", [])
+                    if link.get("rel") == "next"), None)
+        params = {}
+    return modes

@@ -156,7 +156,7 @@ volumes:
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    describe_volume, find_one_volume)
+    attach_modes, describe_volume, find_one_volume)
 
 
 class VolumeInfoModule(MultiattachModule):
@@ -180,16 +180,13 @@ class VolumeInfoModule(MultiattachModule):
                    if (not self.params["multiattach_only"] or v.is_multiattach)
                    and (not self.params["status"] or v.status == self.params["status"])]
         attached = [v for v in volumes if v.attachments]
-        server_names, attach_modes = {}, {}
+        server_names, modes = {}, {}
         if attached:
             # One list call each, whatever the number of volumes and servers.
             server_names = {s.id: s.name
                             for s in self.conn.compute.servers(details=False, **query)}
-            wanted = {v.id for v in attached}
-            attach_modes = {a.id: a.attach_mode
-                            for a in self.conn.block_storage.attachments(**query)
-                            if a.volume_id in wanted}
-        self.exit(volumes=[describe_volume(v, server_names, attach_modes) for v in volumes])
+            modes = attach_modes(self.conn, {v.id for v in attached}, all_projects)
+        self.exit(volumes=[describe_volume(v, server_names, modes) for v in volumes])
 
 
 def main():

@@ -8,10 +8,13 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+# The venv whose ansible-playbook and Python run the modules; `make integration-oldest-sdk`
+# points it at a venv with the oldest openstacksdk the collection declares.
+MODULE_VENV = Path(os.environ.get("MULTIATTACH_MODULE_VENV", str(ROOT / ".venv")))
 
 
 def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0,
-                 venv=ROOT / ".venv"):
+                 venv=MODULE_VENV):
     """Run TASKS (a list of task dicts) on localhost; return (results, completed process).
 
     VENV: the virtual environment whose ansible-playbook (and Python) runs them.

@@ -47,15 +47,22 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert leaked == []
 
 
-def test_ansible_doc_finds_the_installed_module(installed):
+MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable", "server_volume": "device",
+           "volume_attachments": "exclusive", "volume_info": "multiattach_only",
+           "preflight": "fail_when_not_ready"}
+
+
+def test_ansible_doc_lists_and_documents_every_installed_module(installed):
     listing = subprocess.run([str(BIN / "ansible-doc"), "-t", "module", "-l", "multiattach.cloud"],
                              capture_output=True, text=True, env=installed["env"],
                              cwd=str(installed["cwd"]), check=True)
-    assert "multiattach.cloud.volume_info" in listing.stdout
-    page = subprocess.run([str(BIN / "ansible-doc"), "multiattach.cloud.volume_info"],
-                          capture_output=True, text=True, env=installed["env"],
-                          cwd=str(installed["cwd"]), check=True)
-    assert "multiattach_only" in page.stdout and "api_timeout" in page.stdout
+    listed = sorted(line.split()[0] for line in listing.stdout.splitlines() if line.strip())
+    assert listed == sorted("multiattach.cloud." + name for name in MODULES)
+    for name, own_option in MODULES.items():
+        page = subprocess.run([str(BIN / "ansible-doc"), "multiattach.cloud." + name],
+                              capture_output=True, text=True, env=installed["env"],
+                              cwd=str(installed["cwd"]), check=True)
+        assert own_option in page.stdout and "api_timeout" in page.stdout, name
 
 
 def test_a_playbook_runs_the_installed_module_by_fqcn(installed):
