@@ -29,7 +29,7 @@ export PATH := $(VENV)/bin:$(PATH)
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration \
-	cloud-up cloud-down cloud-status cloud-clean build clean
+	cloud-up cloud-down cloud-status cloud-clean build clean docs
 
 help:
 	@echo "make demo          local cloud up, the collection's playbooks run against it"
@@ -39,6 +39,7 @@ help:
 	@echo "make cloud-status  list the local cloud's processes"
 	@echo "make cloud-clean   stop the local cloud and delete its state"
 	@echo "make build         build the collection tarball"
+	@echo "make docs          regenerate docs/modules/ from the modules' DOCUMENTATION"
 
 # --- installs ---------------------------------------------------------------
 
@@ -130,7 +131,10 @@ integration: deps $(OSCLOUD_VENV)/.installed
 	fi; \
 	$(MAKE) cloud-down; exit $$status
 
-# --- packaging ----------------------------------------------------------------
+# --- packaging and docs -------------------------------------------------------
+
+docs: deps
+	$(VENV)/bin/python tools/render_module_docs.py
 
 build: deps
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/.cache/build

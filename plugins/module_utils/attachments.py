@@ -15,8 +15,9 @@ import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
     ModuleFailure, describe_error)
+from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    POLL_SECONDS, wait_for_volume)
+    POLL_SECONDS, find_one_volume, wait_for_volume)
 
 try:
     from openstack import exceptions as sdk_exceptions
@@ -181,3 +182,41 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
                 describe_error(error)),
             done=[{"server_id": s, "action": a} for s, a in done]) from error
     return done
+
+
+class AttachmentChange:
+    """One volume's attachments: find, plan, check, carry out, describe.
+
+    Finding costs one volume lookup and one server listing, whatever the number
+    of servers, so a run with nothing to do makes a constant number of reads.
+    """
+
+    def __init__(self, conn, volume_name_or_id):
+        self.conn = conn
+        self.volume = find_one_volume(conn, volume_name_or_id)
+        if self.volume is None:
+            raise ModuleFailure("volume %r does not exist: check the name or ID"
+                                % volume_name_or_id)
+        self.index = ServerIndex(conn)
+        self.attached = attached_server_ids(self.volume)
+        self.to_attach, self.to_detach, self.final = [], [], list(self.attached)
+
+    @property
+    def changed(self):
+        return bool(self.to_attach or self.to_detach)
+
+    def plan(self, wanted_ids, exclusive):
+        self.to_attach, self.to_detach = plan(self.attached, wanted_ids, exclusive)
+        self.final = sorted((set(self.attached) - set(self.to_detach)) | set(self.to_attach))
+        check_sharing_allowed(self.volume, self.final, self.index.names)
+
+    def carry_out(self, check_mode, timeout, wait, device=None):
+        if self.changed and not check_mode:
+            converge(self.conn, self.volume, self.to_attach, self.to_detach, timeout, wait,
+                     device)
+            self.volume = self.conn.block_storage.get_volume(self.volume.id)
+
+    def diff(self):
+        names = self.index.names
+        return diff({"servers": sorted(names.get(s, s) for s in self.attached)},
+                    {"servers": sorted(names.get(s, s) for s in self.final)})

@@ -96,12 +96,9 @@ volume:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
-    ServerIndex, attached_server_ids, check_sharing_allowed, converge)
+    AttachmentChange)
 from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    describe_volume, find_one_volume)
+from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import describe_volume
 
 
 class ServerVolumeModule(MultiattachModule):
@@ -115,35 +112,19 @@ class ServerVolumeModule(MultiattachModule):
     wait_options = True
 
     def run(self):
-        volume = find_one_volume(self.conn, self.params["volume"])
-        if volume is None:
-            raise ModuleFailure("volume %r does not exist: check the name or ID"
-                                % self.params["volume"])
-        index = ServerIndex(self.conn)
-        server_id = index.resolve([self.params["server"]])[self.params["server"]]
-        attached = attached_server_ids(volume)
+        change = AttachmentChange(self.conn, self.params["volume"])
+        server_id = change.index.resolve([self.params["server"]])[self.params["server"]]
         if self.params["state"] == "present":
-            to_attach = [] if server_id in attached else [server_id]
-            to_detach = []
-            final = sorted(set(attached) | {server_id})
-            check_sharing_allowed(volume, final, index.names)
+            change.plan(change.attached + [server_id], exclusive=False)
         else:
-            to_attach = []
-            to_detach = [server_id] if server_id in attached else []
-            final = sorted(set(attached) - {server_id})
-
-        changed = bool(to_attach or to_detach)
-        if changed and not self.check_mode:
-            converge(self.conn, volume, to_attach, to_detach, self.params["timeout"],
-                     self.params["wait"], self.params["device"])
-            volume = self.conn.block_storage.get_volume(volume.id)
-        described = describe_volume(volume, index.names)
+            change.plan([s for s in change.attached if s != server_id], exclusive=True)
+        change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
+                         self.params["device"])
+        described = describe_volume(change.volume, change.index.names)
         attachment = next((a for a in described["attachments"] if a["server_id"] == server_id),
                           None)
-        self.exit(changed=changed,
-                  diff=diff({"servers": sorted(index.names.get(s, s) for s in attached)},
-                            {"servers": sorted(index.names.get(s, s) for s in final)}),
-                  attachment=attachment, volume=described)
+        self.exit(changed=change.changed, diff=change.diff(), attachment=attachment,
+                  volume=described)
 
 
 def main():

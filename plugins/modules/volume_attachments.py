@@ -111,12 +111,9 @@ volume:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
-    ServerIndex, attached_server_ids, check_sharing_allowed, converge, plan)
+    AttachmentChange)
 from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    describe_volume, find_one_volume)
+from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import describe_volume
 
 
 class VolumeAttachmentsModule(MultiattachModule):
@@ -129,33 +126,20 @@ class VolumeAttachmentsModule(MultiattachModule):
     wait_options = True
 
     def run(self):
-        volume = find_one_volume(self.conn, self.params["volume"])
-        if volume is None:
-            raise ModuleFailure("volume %r does not exist: check the name or ID"
-                                % self.params["volume"])
-        index = ServerIndex(self.conn)
-        wanted = sorted(set(index.resolve(self.params["servers"]).values()))
-        attached = attached_server_ids(volume)
-        to_attach, to_detach = plan(attached, wanted, self.params["exclusive"])
-        final = sorted((set(attached) - set(to_detach)) | set(to_attach))
-        check_sharing_allowed(volume, final, index.names)
-
-        changed = bool(to_attach or to_detach)
-        if changed and not self.check_mode:
-            converge(self.conn, volume, to_attach, to_detach,
-                     self.params["timeout"], self.params["wait"])
-            volume = self.conn.block_storage.get_volume(volume.id)
-        actions = dict([(s, "unchanged") for s in wanted if s in attached]
-                       + [(s, "attached") for s in to_attach]
-                       + [(s, "detached") for s in to_detach])
+        change = AttachmentChange(self.conn, self.params["volume"])
+        names = change.index.names
+        wanted = sorted(set(change.index.resolve(self.params["servers"]).values()))
+        change.plan(wanted, self.params["exclusive"])
+        change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"])
+        actions = dict([(s, "unchanged") for s in wanted if s in change.attached]
+                       + [(s, "attached") for s in change.to_attach]
+                       + [(s, "detached") for s in change.to_detach])
         self.exit(
-            changed=changed,
-            diff=diff({"servers": sorted(index.names.get(s, s) for s in attached)},
-                      {"servers": sorted(index.names.get(s, s) for s in final)}),
-            servers=[{"server_id": s, "server_name": index.names.get(s), "action": a}
+            changed=change.changed, diff=change.diff(),
+            servers=[{"server_id": s, "server_name": names.get(s), "action": a}
                      for s, a in sorted(actions.items())],
-            attached=to_attach, detached=to_detach,
-            volume=describe_volume(volume, index.names))
+            attached=change.to_attach, detached=change.to_detach,
+            volume=describe_volume(change.volume, names))
 
 
 def main():

@@ -46,8 +46,8 @@ def lab(admin_cloud):
         servers = [probe.create_server("s%d" % i, flavor.id) for i in range(3)]
         for server in servers:
             admin_cloud.compute.wait_for_server(server, status="ACTIVE", wait=120)
-        yield {"shared": shared, "plain": plain, "names": [s.name for s in servers],
-               "ids": {s.name: s.id for s in servers}}
+        yield {"shared": shared, "plain": plain, "type": volume_type.name, "servers": servers,
+               "names": [s.name for s in servers], "ids": {s.name: s.id for s in servers}}
     finally:
         for volume in (probe.volumes[0], probe.volumes[1]):
             for server in probe.servers:

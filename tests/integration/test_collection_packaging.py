@@ -42,9 +42,12 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert "galaxy.yml" not in names and "MANIFEST.json" in names
     assert "plugins/modules/volume_info.py" in names
     assert "plugins/doc_fragments/openstack.py" in names
-    leaked = [n for n in names if n.split("/")[0] in
-              (".venv", ".venv-cloud", ".local-cloud", ".collections", ".cache", "tools", ".git")]
-    assert leaked == []
+    top_level = {name.split("/")[0] for name in names}
+    allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
+               "docs", "meta", "plugins", "roles", "playbooks", "molecule", "templates", "tests"}
+    assert top_level <= allowed, sorted(top_level - allowed)
+    assert not [n for n in names if "ansible_collections" in n.split("/")
+                or n.startswith("templates/local_cloud")]
 
 
 MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable", "server_volume": "device",

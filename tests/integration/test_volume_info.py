@@ -9,33 +9,24 @@ import multiattach_probe
 
 
 @pytest.fixture(scope="module")
-def shared_volume(admin_cloud):
-    """A multiattach volume attached to two servers, and a plain volume beside it."""
-    probe = multiattach_probe.Probe(admin_cloud, "info-" + uuid.uuid4().hex[:8])
-    try:
-        flavor = admin_cloud.compute.find_flavor("m1.tiny", ignore_missing=False)
-        volume_type = probe.create_type()
-        shared = probe.create_volume("shared", volume_type=volume_type.name)
-        plain = probe.create_volume("plain")
-        servers = [probe.create_server("s%d" % i, flavor.id) for i in range(2)]
-        for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", wait=120)
-        for server in servers:
-            multiattach_probe.wait_until(
-                "volume to settle",
-                lambda: multiattach_probe.volume_state(admin_cloud, shared.id)["status"]
-                in ("available", "in-use"), 60)
-            response = multiattach_probe.attach(admin_cloud, server.id, shared.id)
-            assert response.status_code == 200, response.text
+def shared_volume(lab, admin_cloud):
+    """The lab's multiattach volume attached to two of its servers; its plain volume beside."""
+    servers = lab["servers"][:2]
+    shared = lab["shared"]
+    for server in servers:
         multiattach_probe.wait_until(
-            "two attachments",
-            lambda: len(multiattach_probe.volume_state(admin_cloud, shared.id)["attached_servers"]) == 2,
-            60)
-        yield {"shared": shared, "plain": plain, "servers": servers, "prefix": probe.prefix}
-    finally:
-        for server in probe.servers:
-            multiattach_probe.detach(admin_cloud, server.id, probe.volumes[0].id)
-        assert probe.cleanup() == []
+            "volume to settle",
+            lambda: multiattach_probe.volume_state(admin_cloud, shared.id)["status"]
+            in ("available", "in-use"), 60)
+        response = multiattach_probe.attach(admin_cloud, server.id, shared.id)
+        assert response.status_code == 200, response.text
+    multiattach_probe.wait_until(
+        "two attachments",
+        lambda: len(multiattach_probe.volume_state(admin_cloud, shared.id)["attached_servers"]) == 2,
+        60)
+    yield dict(lab, servers=servers)
+    for server in servers:
+        multiattach_probe.detach(admin_cloud, server.id, shared.id)
 
 
 def test_a_volume_by_name_shows_every_attachment(shared_volume):
@@ -47,7 +38,7 @@ def test_a_volume_by_name_shows_every_attachment(shared_volume):
     [volume] = result["volumes"]
     assert volume["id"] == shared_volume["shared"].id
     assert volume["multiattach"] is True and volume["status"] == "in-use"
-    assert volume["volume_type"] == shared_volume["prefix"] + "-type"
+    assert volume["volume_type"] == shared_volume["type"]
     by_server = {a["server_id"]: a for a in volume["attachments"]}
     assert sorted(by_server) == sorted(s.id for s in shared_volume["servers"])
     for server in shared_volume["servers"]:

@@ -81,3 +81,34 @@ def test_servers_resolve_by_name_or_id_and_failures_name_every_problem():
         index.resolve(["a", "b", "ghost"])
     assert "no server named or with ID ghost" in failure.value.msg
     assert "more than one server is named b (id2, id3)" in failure.value.msg
+
+
+def fake_conn(volume_obj, servers):
+    return SimpleNamespace(
+        block_storage=SimpleNamespace(find_volume=lambda *a, **k: volume_obj,
+                                      volumes=lambda **query: [volume_obj]),
+        compute=SimpleNamespace(servers=lambda **query: [SimpleNamespace(id=i, name=n)
+                                                         for i, n in servers]))
+
+
+def test_an_attachment_change_plans_diffs_and_refuses_like_the_modules_need():
+    conn = fake_conn(volume(True, ["s1"]), [("s1", "node1"), ("s2", "node2")])
+    change = attachments.AttachmentChange(conn, "data")
+    change.plan(["s1", "s2"], exclusive=False)
+    assert (change.to_attach, change.to_detach, change.changed) == (["s2"], [], True)
+    assert change.diff() == {"before": {"servers": ["node1"]},
+                             "after": {"servers": ["node1", "node2"]}}
+    change.plan([], exclusive=True)
+    assert (change.to_attach, change.to_detach) == ([], ["s1"])
+
+    plain = attachments.AttachmentChange(fake_conn(volume(False, ["s1"]), [("s1", "a"), ("s2", "b")]),
+                                         "data")
+    with pytest.raises(ModuleFailure, match="not multiattach"):
+        plain.plan(["s1", "s2"], exclusive=False)
+
+
+def test_an_attachment_change_for_a_missing_volume_names_it():
+    conn = fake_conn(None, [])
+    conn.block_storage.volumes = lambda **query: []
+    with pytest.raises(ModuleFailure, match="volume 'ghost' does not exist"):
+        attachments.AttachmentChange(conn, "ghost")
