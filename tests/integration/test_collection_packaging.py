@@ -19,19 +19,21 @@ def installed():
 
 
 def build_and_install(work):
-    build = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--force",
-                            "--output-path", str(work), str(ROOT)],
-                           capture_output=True, text=True, check=True, cwd=str(work))
-    [tarball] = work.glob("multiattach-cloud-*.tar.gz")
     collections = work / "collections"
-    subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--no-deps",
-                    "-p", str(collections), str(tarball)],
-                   capture_output=True, text=True, check=True, cwd=str(work))
-    # A clean environment: no ansible.cfg of the checkout, only the installed copy.
+    # A clean environment for every step: `make` exports ANSIBLE_CONFIG, whose collections
+    # path already holds this checkout, and then ansible-galaxy skips the install as done.
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"),
            "ANSIBLE_COLLECTIONS_PATH": str(collections),
            "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
            "OS_CLIENT_CONFIG_FILE": str(ROOT / ".local-cloud" / "clouds.yaml")}
+    build = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--force",
+                            "--output-path", str(work), str(ROOT)],
+                           capture_output=True, text=True, check=True, cwd=str(work), env=env)
+    [tarball] = work.glob("multiattach-cloud-*.tar.gz")
+    install = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--no-deps",
+                              "-p", str(collections), str(tarball)],
+                             capture_output=True, text=True, check=True, cwd=str(work), env=env)
+    assert "was installed successfully" in install.stdout, install.stdout
     return {"tarball": tarball, "collections": collections, "env": env, "cwd": work,
             "build_output": build.stdout}
 
