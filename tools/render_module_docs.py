@@ -6,6 +6,7 @@ ansible-doc does. `python tools/render_module_docs.py` rewrites the pages;
 """
 
 import ast
+import importlib
 import sys
 from pathlib import Path
 
@@ -31,8 +32,12 @@ def literal_strings(path):
 
 
 def fragment(name):
-    """multiattach.cloud.openstack[.WAIT] -> its parsed YAML."""
+    """multiattach.cloud.openstack[.WAIT] or ansible.builtin.files -> its parsed YAML."""
     parts = name.split(".")
+    if parts[:2] == ["ansible", "builtin"]:
+        module = importlib.import_module("ansible.plugins.doc_fragments." + parts[2])
+        return yaml.safe_load(getattr(module.ModuleDocFragment,
+                                      parts[3] if len(parts) > 3 else "DOCUMENTATION"))
     constants = literal_strings(FRAGMENTS / (parts[2] + ".py"))
     key = "ModuleDocFragment." + (parts[3] if len(parts) > 3 else "DOCUMENTATION")
     return yaml.safe_load(constants[key])

@@ -33,7 +33,7 @@ def max_microversion(proxy):
     return tuple(data.max_microversion) if data and data.max_microversion else None
 
 
-def check_compute_microversion(conn):
+def check_compute_microversion(conn, unused_scope):
     found = max_microversion(conn.compute)
     if found and found >= COMPUTE_MULTIATTACH_MICROVERSION:
         return check("compute_api_microversion", "ok",
@@ -44,7 +44,7 @@ def check_compute_microversion(conn):
                  "upgrade Nova to Queens (17) or later")
 
 
-def check_block_storage_microversion(conn):
+def check_block_storage_microversion(conn, unused_scope):
     found = max_microversion(conn.block_storage)
     if found and found >= BLOCK_STORAGE_ATTACHMENTS_MICROVERSION:
         return check("block_storage_api_microversion", "ok",
@@ -56,7 +56,7 @@ def check_block_storage_microversion(conn):
                  "upgrade Cinder to Queens (12) or later")
 
 
-def check_volume_types(conn):
+def check_volume_types(conn, unused_scope):
     names = sorted(t.name for t in conn.block_storage.types() if is_multiattach_type(t))
     if names:
         return check("multiattach_volume_types", "ok",
@@ -66,11 +66,31 @@ def check_volume_types(conn):
                  "create one with multiattach.cloud.volume_type (or the cinder_multiattach role)")
 
 
-def check_backend_pools(conn):
+def check_backend_pools(conn, scope):
     try:
         pools = list(conn.block_storage.backend_pools())
     except sdk_exceptions.ForbiddenException:
         return check("backend_pools_multiattach", "unknown", "backend pools " + ADMIN_ONLY)
+    wanted = scope.get("volume_backend_names")
+    if wanted:
+        names_of = {p.name: (p.capabilities or {}).get("volume_backend_name") for p in pools}
+        pools = [p for p in pools if names_of[p.name] in wanted]
+        missing = sorted(set(wanted) - set(names_of[p.name] for p in pools))
+        if missing:
+            return check("backend_pools_multiattach", "failed",
+                         "no pool reports volume_backend_name %s (pools seen: %s)"
+                         % (", ".join(missing), ", ".join(sorted(names_of)) or "none"),
+                         "check that cinder-volume runs with the backend enabled "
+                         "(enabled_backends) and has reported to the scheduler")
+        capable = sorted(p.name for p in pools if (p.capabilities or {}).get("multiattach"))
+        incapable = sorted(p.name for p in pools if p.name not in capable)
+        if not incapable:
+            return check("backend_pools_multiattach", "ok",
+                         "every pool of %s reports the multiattach capability: %s"
+                         % (", ".join(wanted), ", ".join(capable)))
+        return check("backend_pools_multiattach", "failed",
+                     "pools without the multiattach capability: %s" % ", ".join(incapable),
+                     "use a Cinder driver that supports multiattach for these backends")
     capable = sorted(p.name for p in pools if (p.capabilities or {}).get("multiattach"))
     if capable:
         return check("backend_pools_multiattach", "ok",
@@ -82,23 +102,40 @@ def check_backend_pools(conn):
                  "cinder_multiattach role); volumes of a multiattach type go to error otherwise")
 
 
-def check_compute_traits(conn):
+def check_compute_traits(conn, scope):
     try:
-        providers = list(conn.placement.resource_providers())
+        providers = sorted(p.name for p in conn.placement.resource_providers())
         capable = sorted(p.name for p in conn.placement.resource_providers(
             required=MULTIATTACH_TRAIT))
     except sdk_exceptions.ForbiddenException:
         return check("compute_nodes_multiattach_trait", "unknown",
                      "Placement resource providers " + ADMIN_ONLY)
+    fix = ("use a virt driver that supports multiattach (libvirt >= 3.10 with QEMU >= 2.10); "
+           "prepare hosts with the compute_shareable_disks role")
+    wanted = scope.get("compute_nodes")
+    if wanted:
+        unknown = sorted(set(wanted) - set(providers))
+        lacking = sorted(set(wanted) & set(providers) - set(capable))
+        if unknown:
+            return check("compute_nodes_multiattach_trait", "failed",
+                         "Placement knows no compute node named %s (it knows: %s)"
+                         % (", ".join(unknown), ", ".join(providers) or "none"),
+                         "name the node as Nova does (its hypervisor_hostname) and check that "
+                         "nova-compute runs there")
+        if lacking:
+            return check("compute_nodes_multiattach_trait", "failed",
+                         "compute nodes without the %s trait: %s"
+                         % (MULTIATTACH_TRAIT, ", ".join(lacking)), fix)
+        return check("compute_nodes_multiattach_trait", "ok",
+                     "every compute node asked for has the %s trait: %s"
+                     % (MULTIATTACH_TRAIT, ", ".join(sorted(wanted))))
     if capable:
         return check("compute_nodes_multiattach_trait", "ok",
                      "%d of %d compute nodes have the %s trait: %s"
                      % (len(capable), len(providers), MULTIATTACH_TRAIT, ", ".join(capable)))
     return check("compute_nodes_multiattach_trait", "failed",
                  "no compute node has the %s trait (%d resource providers)"
-                 % (MULTIATTACH_TRAIT, len(providers)),
-                 "use a virt driver that supports multiattach (libvirt >= 3.10 with QEMU >= "
-                 "2.10); prepare hosts with the compute_shareable_disks role")
+                 % (MULTIATTACH_TRAIT, len(providers)), fix)
 
 
 CHECKS = (
@@ -110,11 +147,21 @@ CHECKS = (
 )
 
 
-def run_checks(conn):
+CHECK_NAMES = tuple(name for name, unused_check in CHECKS)
+
+
+def run_checks(conn, names=None, scope=None):
+    """Run the checks called NAMES (all when empty), limited to SCOPE.
+
+    SCOPE may hold volume_backend_names and compute_nodes: then those backends'
+    pools and those compute nodes must all qualify, not just any one of them.
+    """
     results = []
     for name, one_check in CHECKS:
+        if names and name not in names:
+            continue
         try:
-            results.append(one_check(conn))
+            results.append(one_check(conn, scope or {}))
         except sdk_exceptions.SDKException as error:
             results.append(check(name, "unknown", "could not check: %s" % describe_error(error)))
     return results

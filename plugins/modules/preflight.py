@@ -21,6 +21,34 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 options:
+  checks:
+    description:
+      - Run only these checks. Empty runs all.
+    type: list
+    elements: str
+    choices:
+      - compute_api_microversion
+      - block_storage_api_microversion
+      - multiattach_volume_types
+      - backend_pools_multiattach
+      - compute_nodes_multiattach_trait
+    default: []
+  volume_backend_names:
+    description:
+      - Limit C(backend_pools_multiattach) to the pools of these backends (their
+        C(volume_backend_name)); then every one of them must report the
+        capability, not just any pool.
+    type: list
+    elements: str
+    default: []
+  compute_nodes:
+    description:
+      - Limit C(compute_nodes_multiattach_trait) to these compute nodes (as
+        Placement names them, the hypervisor hostname); then every one of them
+        must have the trait.
+    type: list
+    elements: str
+    default: []
   fail_when_not_ready:
     description:
       - Fail the task when a check failed (unknown checks do not fail it).
@@ -47,6 +75,16 @@ EXAMPLES = r"""
   multiattach.cloud.preflight:
     cloud: mycloud-admin
     fail_when_not_ready: true
+
+- name: Wait until the pools of two backends report multiattach after a restart
+  multiattach.cloud.preflight:
+    cloud: mycloud-admin
+    checks: [backend_pools_multiattach]
+    volume_backend_names: [lvm-1, ceph-1]
+  register: pools
+  until: pools.ready
+  retries: 30
+  delay: 2
 
 - name: Check as a project user and show the result
   multiattach.cloud.preflight:
@@ -100,15 +138,22 @@ checks:
 from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.preflight import (
-    run_checks, summary)
+    CHECK_NAMES, run_checks, summary)
 
 
 class PreflightModule(MultiattachModule):
-    argument_spec = dict(fail_when_not_ready=dict(type="bool", default=False))
+    argument_spec = dict(
+        checks=dict(type="list", elements="str", choices=list(CHECK_NAMES), default=[]),
+        volume_backend_names=dict(type="list", elements="str", default=[]),
+        compute_nodes=dict(type="list", elements="str", default=[]),
+        fail_when_not_ready=dict(type="bool", default=False),
+    )
     module_kwargs = dict(supports_check_mode=True)
 
     def run(self):
-        checks = run_checks(self.conn)
+        checks = run_checks(self.conn, self.params["checks"], dict(
+            volume_backend_names=self.params["volume_backend_names"],
+            compute_nodes=self.params["compute_nodes"]))
         result = dict(summary(checks), checks=checks)
         if result["failed_checks"] and self.params["fail_when_not_ready"]:
             raise ModuleFailure(

@@ -54,3 +54,47 @@ def test_an_unexpected_api_error_makes_that_check_unknown_and_the_others_run():
     assert results["multiattach_volume_types"]["status"] == "unknown"
     assert "HTTP 500" in results["multiattach_volume_types"]["detail"]
     assert len(results) == 5
+
+
+def mixed_cloud():
+    cloud = old_cloud()
+    cloud.block_storage.backend_pools = lambda: [
+        SimpleNamespace(name="h@lvm#lvm", capabilities={"volume_backend_name": "lvm",
+                                                        "multiattach": True}),
+        SimpleNamespace(name="h@nfs#nfs", capabilities={"volume_backend_name": "nfs"})]
+    cloud.placement.resource_providers = lambda **query: (
+        [SimpleNamespace(name="c1")] if query else
+        [SimpleNamespace(name="c1"), SimpleNamespace(name="c2")])
+    return cloud
+
+
+def test_scoped_checks_need_every_named_backend_and_node_not_just_one():
+    cloud = mixed_cloud()
+    everything = {r["name"]: r["status"] for r in preflight.run_checks(cloud)}
+    assert everything["backend_pools_multiattach"] == "ok"
+    assert everything["compute_nodes_multiattach_trait"] == "ok"
+
+    scoped = {r["name"]: r for r in preflight.run_checks(
+        cloud, scope={"volume_backend_names": ["lvm", "nfs"], "compute_nodes": ["c1", "c2"]})}
+    assert scoped["backend_pools_multiattach"]["status"] == "failed"
+    assert "h@nfs#nfs" in scoped["backend_pools_multiattach"]["detail"]
+    assert scoped["compute_nodes_multiattach_trait"]["status"] == "failed"
+    assert "c2" in scoped["compute_nodes_multiattach_trait"]["detail"]
+
+    only_capable = {r["name"]: r["status"] for r in preflight.run_checks(
+        cloud, scope={"volume_backend_names": ["lvm"], "compute_nodes": ["c1"]})}
+    assert only_capable["backend_pools_multiattach"] == "ok"
+    assert only_capable["compute_nodes_multiattach_trait"] == "ok"
+
+
+def test_a_named_backend_or_node_that_does_not_exist_fails_and_says_so():
+    results = {r["name"]: r for r in preflight.run_checks(
+        mixed_cloud(), scope={"volume_backend_names": ["ceph"], "compute_nodes": ["c9"]})}
+    assert "ceph" in results["backend_pools_multiattach"]["detail"]
+    assert results["backend_pools_multiattach"]["status"] == "failed"
+    assert "no compute node named c9" in results["compute_nodes_multiattach_trait"]["detail"]
+
+
+def test_only_the_named_checks_run():
+    results = preflight.run_checks(old_cloud(), names=["compute_api_microversion"])
+    assert [r["name"] for r in results] == ["compute_api_microversion"]

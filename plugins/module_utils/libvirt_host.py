@@ -1,0 +1,139 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a compute host's libvirt, QEMU, filesystem and security modules allow."""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import traceback
+from xml.etree import ElementTree
+
+try:
+    import libvirt
+except ImportError:
+    libvirt = None
+    LIBVIRT_IMPORT_ERROR = traceback.format_exc()
+else:
+    LIBVIRT_IMPORT_ERROR = None
+
+# Shareable disks (<shareable/> with cache='none' and share-rw) need both.
+MIN_LIBVIRT_VERSION = (3, 10, 0)
+MIN_QEMU_VERSION = (2, 10, 0)
+DIRECT_IO_BLOCK = 4096
+SELINUX_ENFORCE = "/sys/fs/selinux/enforce"
+APPARMOR_ENABLED = "/sys/module/apparmor/parameters/enabled"
+
+
+def version_tuple(number):
+    """libvirt's encoded version (major * 1000000 + minor * 1000 + release) as a tuple."""
+    return (number // 1000000, number // 1000 % 1000, number % 1000)
+
+
+def version_text(version):
+    return ".".join(str(part) for part in version)
+
+
+def parse_version(text):
+    parts = str(text).strip().split(".")
+    if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
+        raise ValueError("%r is not a version like 3.10 or 3.10.0" % (text,))
+    return tuple(int(part) for part in parts + ["0"] * (3 - len(parts)))
+
+
+def open_libvirt(uri):
+    """A read-only libvirt connection; LibvirtUnavailable says why there is none."""
+    if libvirt is None:
+        raise LibvirtUnavailable(
+            "the Python module libvirt (libvirt-python) is missing on this host; install "
+            "python3-libvirt (Debian) or libvirt-python (pip) for the Python that runs Ansible "
+            "modules, or let the compute_shareable_disks role install libvirt")
+    try:
+        return libvirt.openReadOnly(uri)
+    except libvirt.libvirtError as error:
+        raise LibvirtUnavailable(
+            "cannot connect to libvirt at %s: %s. Start libvirtd (and virtlogd) or fix the URI"
+            % (uri, error.get_error_message() or error)) from None
+
+
+class LibvirtUnavailable(Exception):
+    """No libvirt connection: the message says what is missing and what to do."""
+
+
+def libvirt_versions(conn):
+    """(libvirt version, hypervisor name, hypervisor version) of a connection."""
+    return (version_tuple(conn.getLibVersion()), conn.getType(),
+            version_tuple(conn.getVersion()))
+
+
+def security_models(conn):
+    """Security drivers libvirt uses for guests (e.g. selinux, apparmor, none)."""
+    capabilities = ElementTree.fromstring(conn.getCapabilities())
+    return sorted({model.text for model in capabilities.findall("./host/secmodel/model")
+                   if model.text})
+
+
+def selinux_state():
+    try:
+        with open(SELINUX_ENFORCE, encoding="ascii") as handle:
+            return "enforcing" if handle.read().strip() == "1" else "permissive"
+    except OSError:
+        return "absent"
+
+
+def apparmor_state():
+    try:
+        with open(APPARMOR_ENABLED, encoding="ascii") as handle:
+            return "enabled" if handle.read().strip().upper().startswith("Y") else "disabled"
+    except OSError:
+        return "absent"
+
+
+def direct_io_supported(directory):
+    """(True, detail) when DIRECTORY's filesystem takes an O_DIRECT write and read.
+
+    cache='none' opens the disk with O_DIRECT; a filesystem without it (tmpfs on
+    older kernels, some FUSE and network filesystems) makes QEMU fail to start
+    the guest with the shared disk.
+    """
+    if not os.path.isdir(directory):
+        return False, "%s does not exist or is not a directory" % directory
+    path = os.path.join(directory, ".multiattach-odirect-probe.%d" % os.getpid())
+    buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)  # page aligned, as O_DIRECT needs
+    try:
+        buffer.write(b"multiattach" * (DIRECT_IO_BLOCK // 11) + b"\0" * (DIRECT_IO_BLOCK % 11))
+        descriptor = os.open(path, os.O_CREAT | os.O_RDWR | os.O_DIRECT, 0o600)
+        try:
+            os.write(descriptor, buffer)
+            os.lseek(descriptor, 0, os.SEEK_SET)
+            os.readv(descriptor, [buffer])
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        if error.errno == errno.EINVAL:
+            return False, ("the filesystem of %s refuses O_DIRECT (EINVAL); QEMU cannot open a "
+                           "disk there with cache='none'" % directory)
+        return False, "O_DIRECT probe in %s failed: %s" % (directory, error.strerror or error)
+    finally:
+        buffer.close()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return True, ("an O_DIRECT write and read of %d bytes in %s worked"
+                  % (DIRECT_IO_BLOCK, directory))
+
+
+def isolation_note(models, selinux, apparmor):
+    """What sharing a disk means for sVirt isolation on this host, in one sentence."""
+    if "selinux" in models and selinux == "enforcing":
+        return ("SELinux (sVirt) is enforcing: libvirt gives a shareable disk a shared label "
+                "(s0) that every guest may access, so this disk is not isolated between guests")
+    if "apparmor" in models and apparmor == "enabled":
+        return ("AppArmor confines each guest: libvirt adds the shareable disk to every "
+                "profile that uses it, so the guests sharing it are not isolated from each "
+                "other on that disk")
+    return ("no sVirt security driver confines the guests on this host; nothing isolates "
+            "guests from each other's disks, shared or not")

@@ -1,0 +1,204 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: libvirt_host_info
+short_description: Tell whether a compute host's libvirt can give guests a shareable disk
+version_added: 0.1.0
+description:
+  - Reads the libvirt and QEMU versions through libvirt-python (a read-only
+    connection), checks them against the minimum for shareable disks
+    (libvirt 3.10 and QEMU 2.10), probes whether the instances directory's
+    filesystem takes O_DIRECT (what C(cache='none') needs), and reports the
+    SELinux and AppArmor state with what a shared disk means for sVirt isolation.
+  - Nova attaches a multiattach volume to a libvirt guest as a disk with
+    C(<shareable/>) and C(cache='none'); raw format only.
+author:
+  - multiattach.cloud developers (@multiattach)
+requirements:
+  - libvirt-python (C(python3-libvirt) on Debian) on the managed host
+options:
+  uri:
+    description:
+      - The libvirt connection URI.
+    type: str
+    default: qemu:///system
+  instances_path:
+    description:
+      - Where Nova keeps instance files (C([DEFAULT] instances_path) of nova.conf).
+        The O_DIRECT probe writes and removes one 4 KiB file there.
+    type: path
+    default: /var/lib/nova/instances
+  min_libvirt_version:
+    description:
+      - The lowest libvirt version accepted.
+    type: str
+    default: "3.10.0"
+  min_qemu_version:
+    description:
+      - The lowest QEMU version accepted.
+    type: str
+    default: "2.10.0"
+  fail_when_unsupported:
+    description:
+      - Fail the task, naming each problem and its fix, when the host cannot
+        give guests a shareable disk. Without it the task only reports.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    support: full
+    description: Reads only (the O_DIRECT probe file is removed again); check mode runs the same probes.
+  diff_mode:
+    support: none
+    description: Nothing is changed.
+  platform:
+    support: full
+    platforms: posix
+    description: Runs on the compute host itself.
+"""
+
+EXAMPLES = r"""
+- name: Check that this compute host can share disks between guests
+  multiattach.cloud.libvirt_host_info:
+    instances_path: /var/lib/nova/instances
+    fail_when_unsupported: true
+  register: libvirt_host
+
+- name: Show the versions found
+  ansible.builtin.debug:
+    msg: "libvirt {{ libvirt_host.libvirt_version }}, QEMU {{ libvirt_host.hypervisor_version }}"
+"""
+
+RETURN = r"""
+supported:
+  description: True when versions and O_DIRECT allow shareable disks.
+  returned: always
+  type: bool
+problems:
+  description: One sentence per problem found, with its fix.
+  returned: always
+  type: list
+  elements: str
+libvirt_version:
+  description: The libvirt daemon's version.
+  returned: always
+  type: str
+  sample: 9.0.0
+hypervisor:
+  description: The hypervisor driver libvirt reports (C(QEMU) for qemu URIs).
+  returned: always
+  type: str
+hypervisor_version:
+  description: The hypervisor's version (QEMU's for qemu URIs).
+  returned: always
+  type: str
+  sample: 7.2.0
+o_direct:
+  description: Whether the instances directory's filesystem takes O_DIRECT, and what was seen.
+  returned: always
+  type: dict
+  contains:
+    supported:
+      description: True when an O_DIRECT write and read worked.
+      type: bool
+      returned: always
+    detail:
+      description: What the probe saw.
+      type: str
+      returned: always
+selinux:
+  description: C(enforcing), C(permissive) or C(absent).
+  returned: always
+  type: str
+apparmor:
+  description: C(enabled), C(disabled) or C(absent).
+  returned: always
+  type: str
+security_models:
+  description: The security drivers libvirt applies to guests (from its capabilities).
+  returned: always
+  type: list
+  elements: str
+isolation:
+  description: What a shared disk means for guest isolation on this host.
+  returned: always
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_host import (
+    LIBVIRT_IMPORT_ERROR, LibvirtUnavailable, apparmor_state, direct_io_supported,
+    isolation_note, libvirt_versions, open_libvirt, parse_version, security_models,
+    selinux_state, version_text)
+
+
+def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, min_qemu):
+    problems = []
+    if found_libvirt < min_libvirt:
+        problems.append("libvirt %s is older than %s, the first with shareable disks for "
+                        "multiattach; upgrade libvirt" % (version_text(found_libvirt),
+                                                          version_text(min_libvirt)))
+    if hypervisor.upper() == "QEMU" and found_hypervisor < min_qemu:
+        problems.append("QEMU %s is older than %s, the first with share-rw disks; upgrade QEMU"
+                        % (version_text(found_hypervisor), version_text(min_qemu)))
+    return problems
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            uri=dict(type="str", default="qemu:///system"),
+            instances_path=dict(type="path", default="/var/lib/nova/instances"),
+            min_libvirt_version=dict(type="str", default="3.10.0"),
+            min_qemu_version=dict(type="str", default="2.10.0"),
+            fail_when_unsupported=dict(type="bool", default=False),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    if LIBVIRT_IMPORT_ERROR:
+        module.fail_json(msg=missing_required_lib("libvirt-python (python3-libvirt)"),
+                         exception=LIBVIRT_IMPORT_ERROR)
+    try:
+        min_libvirt = parse_version(params["min_libvirt_version"])
+        min_qemu = parse_version(params["min_qemu_version"])
+    except ValueError as error:
+        module.fail_json(msg="min_libvirt_version/min_qemu_version: %s" % error)
+    try:
+        conn = open_libvirt(params["uri"])
+    except LibvirtUnavailable as error:
+        module.fail_json(msg=str(error))
+    try:
+        found_libvirt, hypervisor, found_hypervisor = libvirt_versions(conn)
+        models = security_models(conn)
+    finally:
+        conn.close()
+
+    direct_ok, direct_detail = direct_io_supported(params["instances_path"])
+    problems = version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt,
+                                min_qemu)
+    if not direct_ok:
+        problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
+                                        "(ext4, xfs)")
+    selinux, apparmor = selinux_state(), apparmor_state()
+    result = dict(
+        changed=False, supported=not problems, problems=problems,
+        libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
+        hypervisor_version=version_text(found_hypervisor),
+        o_direct=dict(supported=direct_ok, detail=direct_detail),
+        selinux=selinux, apparmor=apparmor, security_models=models,
+        isolation=isolation_note(models, selinux, apparmor))
+    if problems and params["fail_when_unsupported"]:
+        module.fail_json(msg="this host cannot give guests a shareable disk: %s"
+                             % "; ".join(problems), **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
