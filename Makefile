@@ -26,15 +26,17 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export OS_CLIENT_CONFIG_FILE := $(STATE)/clouds.yaml
 export PATH := $(VENV)/bin:$(PATH)
 
+LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration \
-	cloud-up cloud-down cloud-status cloud-clean build clean docs
+	cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs
 
 help:
 	@echo "make demo          local cloud up, the collection's playbooks run against it"
 	@echo "make test          unit tests, ansible-test sanity, ansible-lint, integration"
-	@echo "make cloud-up      start the local cloud (MULTIATTACH=on|off, default on)"
+	@echo "make cloud-up      start the local cloud, multiattach switched by the cinder_multiattach role"
+	@echo "                   (MULTIATTACH=on|off, default on; also switches a running cloud)"
 	@echo "make cloud-down    stop every process the local cloud started"
 	@echo "make cloud-status  list the local cloud's processes"
 	@echo "make cloud-clean   stop the local cloud and delete its state"
@@ -70,8 +72,13 @@ deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
 
 # --- the local cloud -----------------------------------------------------------
 
-cloud-up: deps
-	ansible-playbook tools/local_cloud/up.yml \
+# The base cloud starts with multiattach off; the switch is the collection's
+# own cinder_multiattach role (tools/local_cloud/multiattach_switch.yml).
+cloud-base: deps
+	ansible-playbook tools/local_cloud/up.yml
+
+cloud-up: cloud-base
+	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/multiattach_switch.yml \
 		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true)
 
 cloud-down:
@@ -86,8 +93,8 @@ cloud-clean: cloud-down
 
 # --- the main job -------------------------------------------------------------
 
-demo: cloud-up
-	ansible-playbook tools/local_cloud/demo.yml
+demo: cloud-base
+	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/demo.yml
 
 # --- tests --------------------------------------------------------------------
 # pytest exits 5 when it ran no test; make stops on any non-zero exit, so

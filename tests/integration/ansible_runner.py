@@ -13,16 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULE_VENV = Path(os.environ.get("MULTIATTACH_MODULE_VENV", str(ROOT / ".venv")))
 
 
-def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0,
-                 venv=MODULE_VENV):
-    """Run TASKS (a list of task dicts) on localhost; return (results, completed process).
+LOCAL_INVENTORY = ROOT / "tools" / "local_cloud" / "inventory" / "hosts.yml"
 
-    VENV: the virtual environment whose ansible-playbook (and Python) runs them.
 
-    results: one dict per task in order, the module's result plus `_task` (its name).
-    """
-    play = [{"name": "integration test", "hosts": "localhost", "connection": "local",
-             "gather_facts": False, "tasks": tasks}]
+def ansible_env(extra_env=None):
     env = dict(os.environ)
     env.update({
         "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
@@ -33,21 +27,20 @@ def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0,
         "OS_CLIENT_CONFIG_FILE": str(ROOT / ".local-cloud" / "clouds.yaml"),
     })
     env.update(extra_env or {})
-    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
-        yaml.safe_dump(play, handle)
-        playbook = handle.name
-    command = [str(venv / "bin" / "ansible-playbook"), playbook]
+    return env
+
+
+def run_ansible_playbook(arguments, check=False, diff=False, extra_env=None, verbosity=0,
+                         venv=MODULE_VENV):
+    command = [str(venv / "bin" / "ansible-playbook"), *arguments]
     if check:
         command.append("--check")
     if diff:
         command.append("--diff")
     if verbosity:
         command.append("-" + "v" * verbosity)
-    try:
-        completed = subprocess.run(command, env=env, capture_output=True, text=True,
-                                   timeout=900, check=False, cwd=str(ROOT))
-    finally:
-        os.unlink(playbook)
+    completed = subprocess.run(command, env=ansible_env(extra_env), capture_output=True,
+                               text=True, timeout=900, check=False, cwd=str(ROOT))
     if verbosity:
         return None, completed
     try:
@@ -56,6 +49,68 @@ def run_playbook(tasks, check=False, diff=False, extra_env=None, verbosity=0,
         raise AssertionError("ansible-playbook printed no results:\n%s\n%s"
                              % (completed.stdout, completed.stderr)) from None
     return results, completed
+
+
+def run_playbook(tasks, **options):
+    """Run TASKS (a list of task dicts) on localhost; return (results, completed process).
+
+    options: check, diff, extra_env, verbosity, venv (whose ansible-playbook and
+    Python run them).
+
+    results: one dict per task in order, the module's result plus `_task` (its name).
+    """
+    play = [{"name": "integration test", "hosts": "localhost", "connection": "local",
+             "gather_facts": False, "tasks": tasks}]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
+        yaml.safe_dump(play, handle)
+        playbook = handle.name
+    try:
+        return run_ansible_playbook([playbook], **options)
+    finally:
+        os.unlink(playbook)
+
+
+class PlaybookRun:
+    """The results of one ansible-playbook run of a playbook file."""
+
+    def __init__(self, results, completed):
+        self.results = results
+        self.completed = completed
+
+    @property
+    def failures(self):
+        return [r for r in self.results if r["_status"] == "failed" and not r.get("ignore_errors")]
+
+    @property
+    def failure_message(self):
+        """The failures' messages, those of failed loop items included."""
+        messages = []
+        for failure in self.failures:
+            messages.append(str(failure.get("msg")))
+            messages.extend(str(item.get("msg")) for item in failure.get("results", [])
+                            if isinstance(item, dict) and item.get("failed"))
+        return " | ".join(messages)
+
+    @property
+    def changed_tasks(self):
+        return [r["_task"] for r in self.results if r.get("changed")]
+
+    def result(self, task_name):
+        matching = [r for r in self.results if r["_task"] == task_name]
+        assert matching, "no task named %r ran; tasks: %s" % (
+            task_name, [r["_task"] for r in self.results])
+        return matching[-1]
+
+
+def run_playbook_file(playbook, inventory=LOCAL_INVENTORY, extra_vars=None, tags=None,
+                      **options):
+    """Run PLAYBOOK (a path) with INVENTORY and EXTRA_VARS; return a PlaybookRun."""
+    arguments = ["-i", str(inventory), str(playbook)]
+    if extra_vars:
+        arguments += ["-e", json.dumps(extra_vars)]
+    if tags:
+        arguments += ["--tags", ",".join(tags)]
+    return PlaybookRun(*run_ansible_playbook(arguments, **options))
 
 
 def run_module(module, args, **options):

@@ -118,3 +118,20 @@ def test_status_counts_every_process_of_a_group_and_its_memory(run_dir):
     assert " 3 processes" in line
     total = [l for l in result.stdout.splitlines() if l.startswith("total")][0]
     assert float(total.split()[-3]) > 0
+
+
+def test_restart_runs_the_same_command_again_with_a_new_pid(run_dir):
+    procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
+    before = record(run_dir, "sleeper")
+
+    result = procs(run_dir, "restart", "sleeper")
+
+    after = record(run_dir, "sleeper")
+    assert result.returncode == 0, result.stderr
+    assert after["pid"] != before["pid"] and alive(after["pid"]) and not alive(before["pid"])
+    assert after["argv"] == ["sleep", "60"] and after["log"] == str(run_dir / "s.log")
+
+
+def test_restart_of_an_unknown_name_fails_and_says_why(run_dir):
+    result = procs(run_dir, "restart", "nobody")
+    assert result.returncode == 1 and "cannot restart nobody" in result.stderr

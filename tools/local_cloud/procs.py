@@ -8,6 +8,7 @@ recognised, and process titles that uWSGI and oslo.service rewrite do not matter
 
     procs.py --run-dir DIR start --log FILE NAME -- COMMAND [ARG...]
     procs.py --run-dir DIR stop [NAME...]     (no NAME: all, newest first)
+    procs.py --run-dir DIR restart NAME...    (same command and log as before)
     procs.py --run-dir DIR status             (exit 0 only when all are alive;
                                                prints processes and RSS per group)
 """
@@ -104,7 +105,7 @@ def start(args):
             args.command, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True,
             cwd=args.run_dir)
-    record = {"name": args.name, "pid": process.pid, "argv": args.command,
+    record = {"name": args.name, "pid": process.pid, "argv": args.command, "log": args.log,
               "start_time": start_time_of(process.pid), "started": time.time()}
     with open(path + ".tmp", "w", encoding="utf-8") as handle:
         json.dump(record, handle)
@@ -148,6 +149,23 @@ def stop(args):
     return 0
 
 
+def restart(args):
+    """Stop NAMEs, then start each again with the command and log it was started with."""
+    known = {rec["name"]: rec for rec in records(args.run_dir)}
+    missing = [name for name in args.names if name not in known or "log" not in known[name]]
+    if missing:
+        print("cannot restart %s: not started by this tool (or by an older version of it); "
+              "run `make cloud-up`" % ", ".join(missing), file=sys.stderr)
+        return 1
+    stop(argparse.Namespace(run_dir=args.run_dir, names=args.names))
+    status_code = 0
+    for name in args.names:
+        status_code |= start(argparse.Namespace(
+            run_dir=args.run_dir, name=name, log=known[name]["log"],
+            command=known[name]["argv"]))
+    return status_code
+
+
 def status(args):
     all_alive = True
     known = records(args.run_dir)
@@ -179,6 +197,8 @@ def main():
     start_parser.add_argument("command", nargs=argparse.REMAINDER)
     stop_parser = sub.add_parser("stop")
     stop_parser.add_argument("names", nargs="*")
+    restart_parser = sub.add_parser("restart")
+    restart_parser.add_argument("names", nargs="+")
     status_parser = sub.add_parser("status")
     status_parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
@@ -191,6 +211,8 @@ def main():
         return start(args)
     if args.action == "stop":
         return stop(args)
+    if args.action == "restart":
+        return restart(args)
     return status(args)
 
 

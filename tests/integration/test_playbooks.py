@@ -1,0 +1,113 @@
+"""The playbooks under playbooks/ against the local cloud, with an operator's inventory."""
+import uuid
+
+import pytest
+import yaml
+
+import multiattach_probe
+from ansible_runner import LOCAL_INVENTORY, ROOT, run_playbook_file
+
+PLAYBOOKS = ROOT / "playbooks"
+
+
+@pytest.fixture
+def inventory(tmp_path, lab):
+    """Inventory group 'cluster' of two lab servers, a third server outside it.
+
+    The local cloud's group_vars (roles' settings) come along, as in any
+    operator's inventory directory.
+    """
+    names = lab["names"]
+    directory = tmp_path / "inventory"
+    directory.mkdir()
+    (directory / "group_vars").symlink_to(LOCAL_INVENTORY.parent / "group_vars")
+    (directory / "hosts.yml").write_text(yaml.safe_dump({"all": {
+        "hosts": {"localhost": {"ansible_connection": "local",
+                                "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                                "local_cloud_root": str(ROOT)},
+                  "node-c": {"openstack_server_name": names[2]}},
+        "children": {
+            "cinder_volume": {"hosts": {"localhost": None}},
+            "nova_compute": {"hosts": {"localhost": None}},
+            "cluster": {"hosts": {"node-a": {"openstack_server_name": names[0]},
+                                  "node-b": {"openstack_server_name": names[1]}}}}}}))
+    return directory / "hosts.yml"
+
+
+@pytest.fixture
+def shared(admin_cloud, lab):
+    """The variables naming the volume the playbooks make; the volume is removed after."""
+    name = "it-pb-" + uuid.uuid4().hex[:8]
+    yield {"shared_volume_name": name, "shared_volume_type": lab["type"],
+           "shared_volume_group": "cluster", "multiattach_cloud": "local-admin"}
+    volume = admin_cloud.block_storage.find_volume(name, ignore_missing=True)
+    if volume:
+        for attachment in volume.attachments:
+            multiattach_probe.detach(admin_cloud, attachment["server_id"], volume.id)
+        multiattach_probe.wait_until("detached", lambda: not admin_cloud.block_storage.get_volume(
+            volume.id).attachments, 60)
+        admin_cloud.block_storage.wait_for_status(volume, "available", wait=60)
+        admin_cloud.block_storage.delete_volume(volume)
+        admin_cloud.block_storage.wait_for_delete(volume, wait=60)
+
+
+def attachments_by_server(admin_cloud, lab, name):
+    volume = admin_cloud.block_storage.find_volume(name, ignore_missing=False)
+    by_id = {v: k for k, v in lab["ids"].items()}
+    return volume.status, {by_id[a["server_id"]]: a["attachment_id"] for a in volume.attachments}
+
+
+def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab, inventory, shared):
+    names = lab["names"]
+
+    provision = run_playbook_file(PLAYBOOKS / "provision_shared_volume.yml", inventory, shared)
+    assert not provision.failures, provision.failure_message
+    status, provisioned = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
+    assert status == "in-use" and set(provisioned) == {names[0], names[1]}
+
+    again = run_playbook_file(PLAYBOOKS / "provision_shared_volume.yml", inventory, shared)
+    assert not again.failures and again.changed_tasks == []
+
+    added = run_playbook_file(PLAYBOOKS / "add_node.yml", inventory, dict(shared, node="node-c"))
+    assert not added.failures, added.failure_message
+    unused, after_add = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
+    assert set(after_add) == set(names)
+    assert {k: after_add[k] for k in provisioned} == provisioned, "the others stay untouched"
+
+    removed = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a"))
+    assert not removed.failures, removed.failure_message
+    status, after_remove = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
+    assert status == "in-use" and set(after_remove) == {names[1], names[2]}
+    assert after_remove == {k: after_add[k] for k in (names[1], names[2])}
+
+    removed_again = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory,
+                                      dict(shared, node="node-a"))
+    assert not removed_again.failures and removed_again.changed_tasks == []
+
+
+def test_site_enables_then_provisions(admin_cloud, lab, inventory, shared):
+    site = run_playbook_file(PLAYBOOKS / "site.yml", inventory, shared)
+
+    assert not site.failures, site.failure_message
+    assert site.result("Run the read-only multiattach checks with admin credentials")["ready"]
+    unused, attached = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
+    assert set(attached) == set(lab["names"][:2])
+
+
+@pytest.mark.parametrize("playbook,extra_vars,expected", [
+    ("provision_shared_volume.yml", {"shared_volume_type": ""}, "Set shared_volume_name and shared_volume_type"),
+    ("provision_shared_volume.yml", {"shared_volume_group": "nosuchgroup"}, "inventory group 'nosuchgroup'"),
+    ("add_node.yml", {}, "-e node=NAME"),
+    ("remove_node.yml", {"node": ""}, "-e node=NAME"),
+])
+def test_missing_or_wrong_variables_fail_with_the_fix(inventory, shared, playbook, extra_vars, expected):
+    run = run_playbook_file(PLAYBOOKS / playbook, inventory, dict(shared, **extra_vars))
+    assert run.failures and expected in run.failure_message, run.failure_message
+    assert "Traceback" not in run.failure_message
+
+
+def test_an_unknown_server_is_named_and_nothing_is_attached(admin_cloud, lab, inventory, shared):
+    run = run_playbook_file(PLAYBOOKS / "add_node.yml", inventory, dict(
+        shared, node="no-such-server", shared_volume_name=lab["shared"].name))
+    assert run.failures and "no-such-server" in run.failure_message, run.failure_message
+    assert not admin_cloud.block_storage.get_volume(lab["shared"].id).attachments

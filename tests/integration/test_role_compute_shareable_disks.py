@@ -1,0 +1,95 @@
+"""compute_shareable_disks on this machine: libvirt and QEMU from Debian, the local cloud's Placement."""
+from pathlib import Path
+
+import pytest
+
+from ansible_runner import run_module, run_playbook_file
+from local_cloud_state import STATE, pids
+
+PLAYBOOK = Path(__file__).resolve().parent / "playbooks" / "compute_shareable_disks.yml"
+READ_TASK = "Read libvirt's and QEMU's versions, probe O_DIRECT and the security modules"
+
+
+@pytest.fixture(scope="module")
+def prepared_host():
+    """The role installs and starts libvirt (process-managed by the local cloud)."""
+    run = run_playbook_file(PLAYBOOK)
+    assert not run.failures, run.failure_message
+    return run
+
+
+def test_the_host_is_prepared_and_its_versions_reported(prepared_host):
+    host = prepared_host.result(READ_TASK)
+    assert host["supported"] is True and host["problems"] == []
+    assert tuple(int(p) for p in host["libvirt_version"].split(".")) >= (3, 10, 0)
+    assert host["hypervisor"] == "QEMU"
+    assert tuple(int(p) for p in host["hypervisor_version"].split(".")) >= (2, 10, 0)
+    assert host["o_direct"]["supported"] is True
+    assert host["isolation"]
+    assert set(pids("virtlogd", "libvirtd")), "libvirt runs under the local cloud's process helper"
+
+
+def test_a_rerun_changes_nothing_and_restarts_nothing(prepared_host):
+    before = pids("virtlogd", "libvirtd")
+
+    rerun = run_playbook_file(PLAYBOOK)
+
+    assert not rerun.failures, rerun.failure_message
+    assert rerun.changed_tasks == []
+    assert pids("virtlogd", "libvirtd") == before
+
+
+def test_too_old_libvirt_fails_with_the_versions_found(prepared_host):
+    run = run_playbook_file(PLAYBOOK, extra_vars={
+        "compute_shareable_disks_min_libvirt_version": "99.0",
+        "compute_shareable_disks_min_qemu_version": "99.1"})
+    assert run.failures
+    found = prepared_host.result(READ_TASK)
+    assert "libvirt %s is older than 99.0.0" % found["libvirt_version"] in run.failure_message
+    assert "QEMU %s is older than 99.1.0" % found["hypervisor_version"] in run.failure_message
+
+
+def test_an_instances_directory_that_is_missing_fails_and_says_so(prepared_host, tmp_path):
+    run = run_playbook_file(PLAYBOOK, extra_vars={
+        "compute_shareable_disks_instances_path": str(tmp_path / "missing")})
+    assert run.failures and "does not exist" in run.failure_message
+
+
+def test_the_node_trait_is_checked_in_placement(prepared_host):
+    trait = prepared_host.result(
+        "Ask Placement whether the compute node has the COMPUTE_VOLUME_MULTI_ATTACH trait")
+    assert trait["ready"] is True
+    assert "localcloud" in trait["checks"][0]["detail"]
+
+    unknown = run_playbook_file(PLAYBOOK, extra_vars={
+        "compute_shareable_disks_compute_node": "no-such-node"})
+    assert unknown.failures
+    assert "Placement knows no compute node named no-such-node" in unknown.failure_message
+
+
+def test_an_unreachable_nova_is_a_warning_not_a_failure(prepared_host):
+    run = run_playbook_file(PLAYBOOK, extra_vars={"compute_shareable_disks_cloud": "no-such-cloud"})
+    assert not run.failures, run.failure_message
+    warning = run.result("Warn that the trait was not checked because Nova could not be asked")
+    assert "no-such-cloud" in warning["msg"]
+
+
+def test_libvirt_host_info_names_an_unreachable_libvirt(prepared_host):
+    result = run_module("multiattach.cloud.libvirt_host_info", {
+        "uri": "qemu:///system?socket=%s/no-such-socket" % STATE})
+    assert result["failed"] and "cannot connect to libvirt at qemu:///system" in result["msg"]
+    assert "Start libvirtd" in result["msg"] and "Traceback" not in result["msg"]
+
+
+def test_libvirt_host_info_fails_on_request_naming_each_problem(prepared_host, tmp_path):
+    result = run_module("multiattach.cloud.libvirt_host_info", {
+        "instances_path": str(tmp_path / "nope"), "min_qemu_version": "50",
+        "fail_when_unsupported": True})
+    assert result["failed"]
+    assert "does not exist" in result["msg"] and "older than 50.0.0" in result["msg"]
+    assert result["libvirt_version"], "the facts found are still returned"
+
+
+def test_libvirt_host_info_refuses_a_malformed_version():
+    result = run_module("multiattach.cloud.libvirt_host_info", {"min_libvirt_version": "three"})
+    assert result["failed"] and "'three' is not a version" in result["msg"]
