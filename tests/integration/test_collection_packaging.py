@@ -44,6 +44,8 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert "galaxy.yml" not in names and "MANIFEST.json" in names
     assert "plugins/modules/volume_info.py" in names
     assert "plugins/doc_fragments/openstack.py" in names
+    assert "roles/cinder_multiattach/meta/argument_specs.yml" in names
+    assert "playbooks/provision_shared_volume.yml" in names
     top_level = {name.split("/")[0] for name in names}
     allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
                "docs", "meta", "plugins", "roles", "playbooks", "molecule", "templates", "tests"}
@@ -52,9 +54,12 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
                 or n.startswith("templates/local_cloud")]
 
 
-MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable", "server_volume": "device",
-           "volume_attachments": "exclusive", "volume_info": "multiattach_only",
-           "preflight": "fail_when_not_ready"}
+OPENSTACK_MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable",
+                     "server_volume": "device", "volume_attachments": "exclusive",
+                     "volume_info": "multiattach_only", "preflight": "fail_when_not_ready"}
+HOST_MODULES = {"ini_settings": "settings", "libvirt_host_info": "instances_path",
+                "libvirt_shareable_disk": "live"}
+MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 
 
 def test_ansible_doc_lists_and_documents_every_installed_module(installed):
@@ -67,7 +72,8 @@ def test_ansible_doc_lists_and_documents_every_installed_module(installed):
         page = subprocess.run([str(BIN / "ansible-doc"), "multiattach.cloud." + name],
                               capture_output=True, text=True, env=installed["env"],
                               cwd=str(installed["cwd"]), check=True)
-        assert own_option in page.stdout and "api_timeout" in page.stdout, name
+        assert own_option in page.stdout, name
+        assert ("api_timeout" in page.stdout) == (name in OPENSTACK_MODULES), name
 
 
 def test_a_playbook_runs_the_installed_module_by_fqcn(installed):
@@ -85,3 +91,16 @@ def test_a_playbook_runs_the_installed_module_by_fqcn(installed):
         [str(BIN / "ansible-galaxy"), "collection", "list", "multiattach.cloud"],
         capture_output=True, text=True, env=installed["env"], cwd=str(installed["cwd"]),
         check=True).stdout
+
+
+def test_the_installed_playbooks_and_roles_are_found_by_fqcn(installed):
+    for playbook in ("multiattach.cloud.site", "multiattach.cloud.add_node",
+                     "multiattach.cloud.remove_node"):
+        check = subprocess.run([str(BIN / "ansible-playbook"), "--syntax-check", playbook],
+                               capture_output=True, text=True, env=installed["env"],
+                               cwd=str(installed["cwd"]), check=False)
+        assert check.returncode == 0, playbook + check.stdout + check.stderr
+    spec = subprocess.run([str(BIN / "ansible-doc"), "-t", "role", "multiattach.cloud.cinder_multiattach"],
+                          capture_output=True, text=True, env=installed["env"],
+                          cwd=str(installed["cwd"]), check=True)
+    assert "cinder_multiattach_backends" in spec.stdout
