@@ -43,15 +43,15 @@ def parse_version(text):
     return tuple(int(part) for part in parts + ["0"] * (3 - len(parts)))
 
 
-def open_libvirt(uri):
-    """A read-only libvirt connection; LibvirtUnavailable says why there is none."""
+def open_libvirt(uri, read_only=True):
+    """A libvirt connection; LibvirtUnavailable says why there is none."""
     if libvirt is None:
         raise LibvirtUnavailable(
             "the Python module libvirt (libvirt-python) is missing on this host; install "
             "python3-libvirt (Debian) or libvirt-python (pip) for the Python that runs Ansible "
             "modules, or let the compute_shareable_disks role install libvirt")
     try:
-        return libvirt.openReadOnly(uri)
+        return libvirt.openReadOnly(uri) if read_only else libvirt.open(uri)
     except libvirt.libvirtError as error:
         raise LibvirtUnavailable(
             "cannot connect to libvirt at %s: %s. Start libvirtd (and virtlogd) or fix the URI"
