@@ -29,7 +29,7 @@ export PATH := $(VENV)/bin:$(PATH)
 LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
 
-.PHONY: help deps demo test unit sanity lint integration \
+.PHONY: help deps demo test unit sanity lint integration molecule \
 	cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs
 
 help:
@@ -38,6 +38,7 @@ help:
 	@echo "make cloud-up      start the local cloud, multiattach switched by the cinder_multiattach role"
 	@echo "                   (MULTIATTACH=on|off, default on; also switches a running cloud)"
 	@echo "make cloud-down    stop every process the local cloud started"
+	@echo "make molecule      two libvirt guests share one disk with OCFS2 (MOLECULE_FS=gfs2 for GFS2)"
 	@echo "make cloud-status  list the local cloud's processes"
 	@echo "make cloud-clean   stop the local cloud and delete its state"
 	@echo "make build         build the collection tarball"
@@ -103,6 +104,7 @@ demo: cloud-base
 test: deps
 	$(MAKE) unit sanity lint
 	$(MAKE) integration
+	$(MAKE) molecule
 
 unit: deps
 	$(VENV)/bin/pytest tests/unit
@@ -137,6 +139,14 @@ integration: deps $(OSCLOUD_VENV)/.installed
 		MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest $(MODULE_TESTS) || status=$$?; \
 	fi; \
 	$(MAKE) cloud-down; exit $$status
+
+# Two libvirt guests share one raw disk with a cluster filesystem (molecule/shared_disk).
+# molecule destroys the lab (guests, network, daemons) also when a step fails.
+# MOLECULE_FS=gfs2 runs the GFS2 stack instead of OCFS2.
+MOLECULE_FS ?= ocfs2
+molecule: deps
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py -- \
+		$(VENV)/bin/molecule test -s shared_disk
 
 # --- packaging and docs -------------------------------------------------------
 

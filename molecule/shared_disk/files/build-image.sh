@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Build the guest image of the shared_disk scenario: Debian bookworm (minbase)
+# with the full amd64 kernel (the -cloud kernel has no ocfs2, gfs2 or dlm), the
+# cluster filesystem tools, SSH with the scenario's key, networkd with DHCP.
+#
+#   build-image.sh OUTPUT_DIR PUBLIC_KEY_FILE
+#
+# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img. The result is cached by the
+# caller; nothing here is run when those files exist.
+set -euo pipefail
+out=$1
+public_key=$2
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+work=$(mktemp -d "$out/build.XXXXXX")
+trap 'umount -R "$work/rootfs/proc" "$work/rootfs/sys" "$work/rootfs/dev" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+packages=systemd-sysv,udev,dbus,openssh-server,python3,iproute2,kmod,initramfs-tools,linux-image-amd64,util-linux,ocfs2-tools,gfs2-utils,dlm-controld,corosync
+debootstrap --variant=minbase --include="$packages" bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 || {
+    tail -30 "$work/debootstrap.log" >&2
+    exit 1
+}
+root=$work/rootfs
+kernel=$(basename "$(ls "$root"/boot/vmlinuz-* | head -1)")
+version=${kernel#vmlinuz-}
+
+# mkinitramfs needs the kernel's config next to it, or it refuses gzip.
+test -f "$root/boot/config-$version"
+cat > "$root/etc/initramfs-tools/modules" <<MODULES
+virtio_pci
+virtio_blk
+virtio_net
+ext4
+MODULES
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --bind /dev "$root/dev"
+chroot "$root" mkinitramfs -o "/boot/initrd.img-$version" "$version"
+umount "$root/proc" "$root/sys" "$root/dev"
+
+echo "/dev/vda / ext4 defaults 0 1" > "$root/etc/fstab"
+mkdir -p "$root/root/.ssh" "$root/etc/systemd/network"
+install -m 0600 "$public_key" "$root/root/.ssh/authorized_keys"
+cat > "$root/etc/systemd/network/50-dhcp.network" <<NETWORK
+[Match]
+Name=en* eth*
+
+[Network]
+DHCP=ipv4
+NETWORK
+chroot "$root" systemctl enable systemd-networkd ssh > /dev/null 2>&1
+# The scenario's clustered_fs role starts the cluster stack itself.
+chroot "$root" systemctl disable o2cb ocfs2 corosync dlm > /dev/null 2>&1 || true
+rm -f "$root"/etc/ssh/ssh_host_*
+cat > "$root/etc/systemd/system/ssh-host-keys.service" <<UNIT
+[Unit]
+Description=Generate SSH host keys
+Before=ssh.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/bin/ssh-keygen -A
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+chroot "$root" systemctl enable ssh-host-keys > /dev/null 2>&1
+rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+
+cp "$root/boot/vmlinuz-$version" "$out/vmlinuz.tmp"
+cp "$root/boot/initrd.img-$version" "$out/initrd.img.tmp"
+mv "$root/boot"/vmlinuz-* "$root/boot"/initrd.img-* "$work/" 2>/dev/null || true
+mkfs.ext4 -q -L root -d "$root" "$out/root.raw.tmp" 1536M
+mv "$out/vmlinuz.tmp" "$out/vmlinuz"
+mv "$out/initrd.img.tmp" "$out/initrd.img"
+mv "$out/root.raw.tmp" "$out/root.raw"
+echo "built $out/root.raw with kernel $version"

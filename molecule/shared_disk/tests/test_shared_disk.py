@@ -1,0 +1,95 @@
+"""Two guests, one shared raw disk, one cluster filesystem: what must hold."""
+import json
+import os
+import re
+import threading
+from pathlib import Path
+
+import libvirt
+import pytest
+import testinfra
+
+INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
+STATE = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "shared-data-checksums.json"
+FSTYPE = os.environ.get("CLUSTERED_FS_TYPE", "ocfs2")
+MOUNT = "/srv/shared"
+NODES = ("node-1", "node-2")
+APPENDS_PER_NODE = 100
+
+testinfra_hosts = ["ansible://%s?ansible_inventory=%s" % (node, INVENTORY) for node in NODES]
+
+
+def node(name):
+    return testinfra.get_host("ansible://%s?ansible_inventory=%s" % (name, INVENTORY))
+
+
+def checksum(host, path):
+    return host.check_output("sha256sum %s" % path).split()[0]
+
+
+def test_the_shared_disk_is_mounted_with_the_cluster_filesystem(host):
+    mount = host.mount_point(MOUNT)
+    assert mount.exists and mount.filesystem == FSTYPE
+    fstab = host.file("/etc/fstab").content_string
+    assert re.search(r"^/dev/vdb %s %s \S*_netdev" % (MOUNT, FSTYPE), fstab, re.M)
+
+
+@pytest.mark.parametrize("writer,reader", [NODES, tuple(reversed(NODES))])
+def test_a_file_written_on_one_guest_reads_back_identical_on_the_other(writer, reader):
+    path = "%s/written-on-%s.bin" % (MOUNT, writer)
+    node(writer).check_output("dd if=/dev/urandom of=%s bs=64k count=64 status=none conv=fsync" % path)
+    assert checksum(node(reader), path) == checksum(node(writer), path)
+
+
+def test_flock_serialised_appends_from_both_guests_at_once_lose_no_line():
+    path, lock = MOUNT + "/appends.txt", MOUNT + "/appends.lock"
+    node(NODES[0]).check_output("rm -f %s && touch %s" % (path, lock))
+    # $i is expanded by the loop's shell; the flock'd shell only appends.
+    script = ('for i in $(seq 1 %d); do flock %s sh -c "echo %%s-$i >> %s"; done'
+              % (APPENDS_PER_NODE, lock, path))
+    errors = []
+
+    def append(name):
+        try:
+            node(name).check_output(script % name)
+        except Exception as error:  # pylint: disable=broad-except
+            errors.append(error)
+    threads = [threading.Thread(target=append, args=(name,)) for name in NODES]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not errors
+    for reader in NODES:
+        lines = node(reader).check_output("cat %s" % path).splitlines()
+        assert len(lines) == APPENDS_PER_NODE * len(NODES)
+        for name in NODES:
+            assert sorted(l for l in lines if l.startswith(name + "-")) == sorted(
+                "%s-%d" % (name, i) for i in range(1, APPENDS_PER_NODE + 1))
+
+
+def test_each_domain_has_the_disk_shareable_and_uncached():
+    conn = libvirt.openReadOnly("qemu:///system")
+    try:
+        for name in NODES:
+            xml = conn.lookupByName(name).XMLDesc(0)
+            disk = re.search(r"<disk[^>]*>(?:(?!</disk>).)*shared\.raw(?:(?!</disk>).)*</disk>", xml, re.S)
+            assert disk, "%s has no shared disk" % name
+            assert "<shareable/>" in disk.group(0) and "cache='none'" in disk.group(0)
+            assert "type='raw'" in disk.group(0)
+    finally:
+        conn.close()
+
+
+def test_data_written_before_a_second_converge_is_still_there():
+    """First verify: write and record; second verify (after converging again): compare."""
+    path = MOUNT + "/survives-converge.bin"
+    if not STATE.exists():
+        node(NODES[0]).check_output(
+            "dd if=/dev/urandom of=%s bs=64k count=16 status=none conv=fsync" % path)
+        STATE.write_text(json.dumps({"sha256": checksum(node(NODES[0]), path)}))
+        return
+    recorded = json.loads(STATE.read_text())["sha256"]
+    for name in NODES:
+        assert checksum(node(name), path) == recorded

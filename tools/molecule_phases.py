@@ -1,0 +1,110 @@
+"""Run a command (molecule test), pass its output through, then print how long
+each phase took and the machine's peak memory use while it ran.
+
+    molecule_phases.py -- molecule test -s shared_disk
+
+Phases are molecule's actions ("➜ create: Executing") and, inside create, the
+tasks that build the image and boot the guests. Memory: the lowest MemAvailable
+seen (sampled every second) against MemAvailable at the start, and the highest
+summed RSS of qemu-system processes.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+ACTION = re.compile(r"➜ (?P<action>[a-z_-]+): Executing\s*$")
+TASK = re.compile(r"TASK \[(?P<task>[^\]]+)\]")
+MARKED_TASKS = {
+    "Build the guest image with debootstrap and the full kernel (cached)": "create: image",
+    "Start the guests": "create: boot (start to SSH)",
+    "Wait for SSH in the guests": "create: boot (start to SSH)",
+    "Attach the shared disk to both running guests as Nova does for a multiattach volume":
+        "create: attach shared disk",
+}
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def mem_available_kib():
+    with open("/proc/meminfo", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1])
+    return 0
+
+
+def qemu_rss_kib():
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/comm" % pid, encoding="ascii") as handle:
+                if not handle.read().startswith("qemu-system"):
+                    continue
+            with open("/proc/%s/status" % pid, encoding="ascii") as handle:
+                total += next(int(l.split()[1]) for l in handle if l.startswith("VmRSS:"))
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total
+
+
+def main():
+    command = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    start_available = mem_available_kib()
+    peak = {"used": 0, "qemu": 0}
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak["used"] = max(peak["used"], start_available - mem_available_kib())
+            peak["qemu"] = max(peak["qemu"], qemu_rss_kib())
+            done.wait(1.0)
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+
+    started = time.monotonic()
+    marks = []  # (name, start time); a phase ends where the next mark starts
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, bufsize=1) as process:
+        for line in process.stdout:
+            sys.stdout.write(line)
+            plain = ANSI.sub("", line)
+            now = time.monotonic()
+            action = ACTION.search(plain)
+            task = TASK.search(plain)
+            if action:
+                marks.append((action.group("action"), now))
+            elif task:
+                name = MARKED_TASKS.get(task.group("task").strip())
+                marks.append((name or "", now))
+    finished = time.monotonic()
+    done.set()
+    sampler.join()
+
+    print("\n== phases (wall time) ==")
+    # An action lasts until the next action; a marked task until the next task or action.
+    for index, (name, at) in enumerate(marks):
+        if not name or ":" in name:
+            continue
+        action_end = next((m[1] for m in marks[index + 1:] if m[0] and ":" not in m[0]), finished)
+        print("%-34s %7.1f s" % (name, action_end - at))
+        tasks = {}
+        for task_index in range(index + 1, len(marks)):
+            task_name, task_at = marks[task_index]
+            if task_name and ":" not in task_name:
+                break
+            if task_name:
+                end = marks[task_index + 1][1] if task_index + 1 < len(marks) else finished
+                tasks[task_name] = tasks.get(task_name, 0.0) + end - task_at
+        for task_name, seconds in tasks.items():
+            print("  %-32s %7.1f s" % (task_name, seconds))
+    print("%-34s %7.1f s" % ("total", finished - started))
+    print("peak memory in use above the start: %.0f MiB; qemu processes' peak RSS: %.0f MiB"
+          % (peak["used"] / 1024, peak["qemu"] / 1024))
+    return process.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
