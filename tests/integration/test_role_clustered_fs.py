@@ -1,0 +1,157 @@
+"""clustered_fs judges the shared disk before it formats anything: real loop devices here.
+
+The whole role (cluster stack, mkfs, mount on two nodes) runs in molecule/shared_disk.
+"""
+import hashlib
+import subprocess
+
+import pytest
+import yaml
+
+from ansible_runner import run_playbook_file, ROOT
+
+PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_disk_checks.yml"
+MKFS_TASK = "Create the filesystem on the first node only, of type "
+DISK_MIB = 64
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@pytest.fixture
+def inventory(tmp_path):
+    path = tmp_path / "hosts.yml"
+    path.write_text(yaml.safe_dump({"clustered_fs_nodes": {"hosts": {"localhost": {
+        "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}))
+    return path
+
+
+@pytest.fixture
+def loop_disk(tmp_path):
+    """Return a function that backs a loop device with IMAGE and yields (device, image)."""
+    devices = []
+
+    def attach(prepare=None):
+        image = tmp_path / ("disk-%d.raw" % len(devices))
+        with open(image, "wb") as handle:
+            handle.truncate(DISK_MIB << 20)
+        if prepare:
+            prepare(image)
+        device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True,
+                                capture_output=True, text=True).stdout.strip()
+        devices.append(device)
+        return device, image
+    yield attach
+    for device in devices:
+        subprocess.run(["losetup", "--detach", device], check=False)
+
+
+def ext4_with_data(image):
+    content = image.parent / "content"
+    content.mkdir()
+    (content / "database.dump").write_bytes(b"rows that must survive\n" * 1000)
+    subprocess.run(["mkfs.ext4", "-q", "-d", str(content), str(image)], check=True)
+
+
+def dos_partition_table(image):
+    """One Linux partition in an MBR, written by hand (no fdisk on a minimal host)."""
+    first_sector, sectors = 2048, (DISK_MIB << 11) - 2048
+    entry = (bytes([0x00, 0, 0, 0, 0x83, 0, 0, 0]) + first_sector.to_bytes(4, "little")
+             + sectors.to_bytes(4, "little"))
+    with open(image, "r+b") as handle:
+        handle.seek(446)
+        handle.write(entry + bytes(48) + b"\x55\xaa")
+
+
+def run(inventory, device, **options):
+    extra = {"clustered_fs_device": device}
+    extra.update(options.pop("extra_vars", {}))
+    return run_playbook_file(PLAYBOOK, inventory=inventory, extra_vars=extra, **options)
+
+
+def mkfs_results(result):
+    return [r for r in result.results if r["_task"].startswith(MKFS_TASK)]
+
+
+def assert_clean_failure(result):
+    assert result.failures, "the play should have failed"
+    output = result.completed.stdout + result.completed.stderr
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("fs_type", ["ocfs2", "gfs2"])
+def test_a_disk_holding_ext4_is_refused_and_left_byte_identical(inventory, loop_disk, fs_type):
+    device, image = loop_disk(ext4_with_data)
+    before = sha256(image)
+
+    result = run(inventory, device, extra_vars={"clustered_fs_type": fs_type})
+
+    assert_clean_failure(result)
+    assert "already carries a signature that is not %s" % fs_type in result.failure_message
+    assert "TYPE=ext4" in result.failure_message
+    assert "never formats a disk that holds data" in result.failure_message
+    assert all(r["_status"] == "skipped" for r in mkfs_results(result))
+    subprocess.run(["blockdev", "--flushbufs", device], check=True)
+    assert sha256(image) == before
+
+
+def test_a_disk_with_a_partition_table_is_refused(inventory, loop_disk):
+    device, image = loop_disk(dos_partition_table)
+    before = sha256(image)
+
+    result = run(inventory, device)
+
+    assert_clean_failure(result)
+    assert "PTTYPE=dos" in result.failure_message
+    assert sha256(image) == before
+
+
+def test_an_empty_disk_in_check_mode_would_be_formatted_and_is_not_written(inventory, loop_disk):
+    device, image = loop_disk()
+    before = sha256(image)
+
+    result = run(inventory, device, check=True)
+
+    assert not result.failures, result.failure_message
+    [mkfs] = mkfs_results(result)
+    assert mkfs["_status"] == "skipped" and "would have run" in mkfs["msg"], mkfs
+    assert sha256(image) == before
+
+
+def test_a_missing_device_names_the_fix(inventory, tmp_path):
+    result = run(inventory, str(tmp_path / "vdz"))
+
+    assert_clean_failure(result)
+    assert "does not exist on localhost" in result.failure_message
+    assert "volume_attachments" in result.failure_message
+
+
+def test_a_regular_file_is_not_taken_for_the_shared_disk(inventory, tmp_path):
+    image = tmp_path / "plain-file.raw"
+    image.write_bytes(b"\0" * 4096)
+
+    result = run(inventory, str(image))
+
+    assert_clean_failure(result)
+    assert "is not a block device" in result.failure_message
+
+
+@pytest.mark.parametrize("variable,value", [
+    ("clustered_fs_cluster_name", "a-cluster-name-too-long"),
+    ("clustered_fs_label", "bad label"),
+    ("clustered_fs_group", "no_such_group"),
+])
+def test_bad_cluster_settings_fail_before_the_disk_is_touched(inventory, loop_disk, variable, value):
+    device, image = loop_disk()
+
+    result = run(inventory, device, extra_vars={variable: value})
+
+    assert_clean_failure(result)
+    assert "clustered_fs_group" in result.failure_message
+    assert "clustered_fs_cluster_name (max 15)" in result.failure_message
+    assert not mkfs_results(result)
