@@ -1,14 +1,16 @@
 """Run a command (molecule test), pass its output through, then print how long
 each phase took and the machine's peak memory use while it ran.
 
-    molecule_phases.py -- molecule test -s shared_disk
+    molecule_phases.py [--json PATH] -- molecule test -s shared_disk
 
 Phases are molecule's actions ("➜ create: Executing") and, inside create, the
 tasks that build the image and boot the guests. Memory: the lowest MemAvailable
 seen (sampled every second) against MemAvailable at the start, and the highest
-summed RSS of qemu-system processes.
+summed RSS of qemu-system processes. With --json, the same figures are written
+to PATH as well (tests/bench/attach_bench.py reports them).
 """
 
+import json
 import os
 import re
 import subprocess
@@ -18,6 +20,8 @@ import time
 
 ACTION = re.compile(r"➜ (?P<action>[a-z_-]+): Executing\s*$")
 TASK = re.compile(r"TASK \[(?P<task>[^\]]+)\]")
+TASK_START = re.compile(r"TASK \[[^\]]*$")
+BOX = re.compile(r"^\s*[│|]?\s*")
 MARKED_TASKS = {
     "Build the guest image with debootstrap and the full kernel (cached)": "create: image",
     "Start the guests": "create: boot (start to SSH)",
@@ -50,8 +54,50 @@ def qemu_rss_kib():
     return total
 
 
+def task_lines(lines):
+    """Yield each line, with a task header molecule wrapped over several lines joined."""
+    pending = None
+    for line in lines:
+        plain = ANSI.sub("", line).rstrip("\n")
+        if pending is not None:
+            pending += " " + BOX.sub("", plain)
+            if "]" in plain:
+                yield line, pending
+                pending = None
+            continue
+        if TASK_START.search(plain):
+            pending = plain
+            yield line, None
+            continue
+        yield line, plain
+
+
+def phases_table(marks, finished):
+    """[(phase, seconds, [(marked task, seconds)])] from the (name, time) marks."""
+    table = []
+    # An action lasts until the next action; a marked task until the next task or action.
+    for index, (name, at) in enumerate(marks):
+        if not name or ":" in name:
+            continue
+        action_end = next((m[1] for m in marks[index + 1:] if m[0] and ":" not in m[0]), finished)
+        tasks = {}
+        for task_index in range(index + 1, len(marks)):
+            task_name, task_at = marks[task_index]
+            if task_name and ":" not in task_name:
+                break
+            if task_name:
+                end = marks[task_index + 1][1] if task_index + 1 < len(marks) else finished
+                tasks[task_name] = tasks.get(task_name, 0.0) + end - task_at
+        table.append((name, action_end - at, list(tasks.items())))
+    return table
+
+
 def main():
-    command = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    arguments = sys.argv[1:]
+    json_path = None
+    if arguments[:1] == ["--json"]:
+        json_path, arguments = arguments[1], arguments[2:]
+    command = arguments[arguments.index("--") + 1:] if "--" in arguments else arguments
     start_available = mem_available_kib()
     peak = {"used": 0, "qemu": 0}
     done = threading.Event()
@@ -68,41 +114,38 @@ def main():
     marks = []  # (name, start time); a phase ends where the next mark starts
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, bufsize=1) as process:
-        for line in process.stdout:
+        for line, plain in task_lines(process.stdout):
             sys.stdout.write(line)
-            plain = ANSI.sub("", line)
+            if plain is None:
+                continue
             now = time.monotonic()
             action = ACTION.search(plain)
             task = TASK.search(plain)
             if action:
                 marks.append((action.group("action"), now))
             elif task:
-                name = MARKED_TASKS.get(task.group("task").strip())
+                name = MARKED_TASKS.get(" ".join(task.group("task").split()))
                 marks.append((name or "", now))
     finished = time.monotonic()
     done.set()
     sampler.join()
 
+    table = phases_table(marks, finished)
     print("\n== phases (wall time) ==")
-    # An action lasts until the next action; a marked task until the next task or action.
-    for index, (name, at) in enumerate(marks):
-        if not name or ":" in name:
-            continue
-        action_end = next((m[1] for m in marks[index + 1:] if m[0] and ":" not in m[0]), finished)
-        print("%-34s %7.1f s" % (name, action_end - at))
-        tasks = {}
-        for task_index in range(index + 1, len(marks)):
-            task_name, task_at = marks[task_index]
-            if task_name and ":" not in task_name:
-                break
-            if task_name:
-                end = marks[task_index + 1][1] if task_index + 1 < len(marks) else finished
-                tasks[task_name] = tasks.get(task_name, 0.0) + end - task_at
-        for task_name, seconds in tasks.items():
-            print("  %-32s %7.1f s" % (task_name, seconds))
+    for name, seconds, tasks in table:
+        print("%-34s %7.1f s" % (name, seconds))
+        for task_name, task_seconds in tasks:
+            print("  %-32s %7.1f s" % (task_name, task_seconds))
     print("%-34s %7.1f s" % ("total", finished - started))
     print("peak memory in use above the start: %.0f MiB; qemu processes' peak RSS: %.0f MiB"
           % (peak["used"] / 1024, peak["qemu"] / 1024))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as handle:
+            json.dump({"command": command, "exit": process.returncode,
+                       "total_seconds": finished - started,
+                       "phases": [{"phase": n, "seconds": s, "tasks": dict(t)} for n, s, t in table],
+                       "peak_used_mib": peak["used"] / 1024,
+                       "peak_qemu_rss_mib": peak["qemu"] / 1024}, handle, indent=1)
     return process.returncode
 
 

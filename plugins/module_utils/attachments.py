@@ -20,8 +20,10 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
     POLL_SECONDS, find_one_volume, wait_for_volume)
 
 try:
+    from keystoneauth1 import exceptions as ksa_exceptions
     from openstack import exceptions as sdk_exceptions
 except ImportError:  # reported by the module base before any call
+    ksa_exceptions = None
     sdk_exceptions = None
 
 MULTIATTACH_MICROVERSION = "2.60"
@@ -110,10 +112,21 @@ class AttachmentWorker:
         self.timeout = timeout
         self.wait = wait
         self.retries = 0
+        self.last_seen = None  # the volume as the last wait read it
 
     def _call(self, method, path, **kwargs):
-        response = getattr(self.conn.compute, method)(
-            path, microversion=MULTIATTACH_MICROVERSION, **kwargs)
+        # A call that hangs (nova-api waiting on RabbitMQ or nova-compute) must not
+        # outlive the module's timeout: requests gets what is left of it.
+        remaining = max(self.deadline - time.time(), 1.0)
+        try:
+            response = getattr(self.conn.compute, method)(
+                path, microversion=MULTIATTACH_MICROVERSION, timeout=remaining, **kwargs)
+        except ksa_exceptions.ConnectTimeout as error:
+            raise ModuleFailure(
+                "the compute API gave no answer to %s %s within the timeout (%d s): check "
+                "nova-api, nova-compute, cinder-volume and RabbitMQ, then run again; the call may "
+                "still be carried out, the next run will see it (%s)"
+                % (method.upper(), path, self.timeout, error)) from None
         sdk_exceptions.raise_from_response(response)
         return response
 
@@ -145,6 +158,7 @@ class AttachmentWorker:
             self._with_retries("detach", lambda: self._call(
                 "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)))
         except sdk_exceptions.NotFoundException:
+            self.last_seen = None  # no read since the call: the last one is stale
             return  # gone already: what we wanted
         if self.wait:
             # Only this server's attachment goes; the volume stays in-use for the others.
@@ -153,12 +167,14 @@ class AttachmentWorker:
                           "server %s's attachment to go" % server_id)
 
     def wait_for(self, condition, what):
-        return wait_for_volume(self.conn, self.volume_id, condition, self.deadline, what,
-                               self.timeout)
+        self.last_seen = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
+                                         what, self.timeout)
+        return self.last_seen
 
 
 def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None):
-    """Detach, then attach, one call at a time. Returns [(server ID, action)].
+    """Detach, then attach, one call at a time. Returns ([(server ID, action)], the volume
+    as the last wait read it, or None without waits).
 
     A failure is reported with what was already done, so a re-run knows where it stands.
     """
@@ -171,6 +187,7 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
         for server_id in to_attach:
             worker.attach(server_id, device)
             done.append((server_id, "attached"))
+        return done, worker.last_seen
     except ModuleFailure as failure:
         failure.result.setdefault("done", [{"server_id": s, "action": a} for s, a in done])
         raise
@@ -181,7 +198,6 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
                 ", ".join("%s %s" % (a, s) for s, a in done) or "no change",
                 describe_error(error)),
             done=[{"server_id": s, "action": a} for s, a in done]) from error
-    return done
 
 
 class AttachmentChange:
@@ -212,9 +228,9 @@ class AttachmentChange:
 
     def carry_out(self, check_mode, timeout, wait, device=None):
         if self.changed and not check_mode:
-            converge(self.conn, self.volume, self.to_attach, self.to_detach, timeout, wait,
-                     device)
-            self.volume = self.conn.block_storage.get_volume(self.volume.id)
+            _done, last_seen = converge(self.conn, self.volume, self.to_attach, self.to_detach,
+                                        timeout, wait, device)
+            self.volume = last_seen or self.conn.block_storage.get_volume(self.volume.id)
 
     def diff(self):
         names = self.index.names

@@ -78,8 +78,13 @@ def describe_volume(volume, server_names=None, attach_modes=None):
 
 
 def wait_for_volume(conn, volume_id, condition, deadline, what, timeout):
-    """Poll the volume until CONDITION(volume) holds; fail on error status or at DEADLINE."""
+    """Poll the volume until CONDITION(volume) holds; fail on error status or at DEADLINE.
+
+    Every wait follows a call the services carry out asynchronously, so the first
+    read comes one interval later: an immediate read would only see the old state.
+    """
     while True:
+        time.sleep(POLL_SECONDS)
         volume = conn.block_storage.get_volume(volume_id)
         if volume.status == "error" or volume.status.startswith("error_"):
             raise ModuleFailure(
@@ -93,7 +98,6 @@ def wait_for_volume(conn, volume_id, condition, deadline, what, timeout):
             raise ModuleFailure(
                 "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
                 "check nova-compute and cinder-volume" % (timeout, what, volume.status))
-        time.sleep(POLL_SECONDS)
 
 
 ATTACHMENTS_MICROVERSION = "3.27"

@@ -19,6 +19,12 @@ description:
   - A second server on a volume that is not multiattach is refused before any
     call. Concurrent attaches of the same volume by other runs are waited out
     (Cinder takes one at a time), see M(multiattach.cloud.volume_attachments).
+notes:
+  - For several servers use M(multiattach.cloud.volume_attachments) in one
+    task instead of this module in a loop. Each loop item is a new Python
+    process that imports openstacksdk, signs in and discovers the API versions
+    again, about 1.5 s per server on top of the attach itself on the local
+    cloud; one task pays that once (see docs/benchmarks.md).
 author:
   - multiattach.cloud developers (@multiattach)
 options:

@@ -7,13 +7,27 @@ from ansible_runner import ROOT
 LOGS = {"compute": "nova-api.log", "block-storage": "cinder-api.log",
         "identity": "keystone.log", "placement": "placement-api.log", "network": "neutron-api.log"}
 REQUEST_LINE = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE|HEAD) (\S+) => generated")
+# The local cloud's uWSGI log-format ends each request line with the user agent.
+AGENT = re.compile(r'agent="([^"]*)"\s*$')
+# What the tools under test send (the modules, openstack.cloud and the floor all
+# use openstacksdk); the services' calls to each other carry other agents
+# (python-cinderclient, keystonemiddleware, ...).
+CLIENT_AGENT = "openstacksdk"
 
 
 class RequestCounter:
-    """Counter of (service, method, path) for the requests served since start()."""
+    """Counter of (service, method, path) for the requests served since start().
 
-    def __init__(self, services=("compute", "block-storage")):
+    clients_only: count only requests sent by openstacksdk, not the services' own.
+    ignore_agents: leave out requests whose user agent holds one of these (an
+    observer's own connection, made with openstack.connect(app_name=...)).
+    """
+
+    def __init__(self, services=("compute", "block-storage"), clients_only=False,
+                 ignore_agents=()):
         self.services = services
+        self.clients_only = clients_only
+        self.ignore_agents = ignore_agents
         self.offsets = {}
 
     def _path(self, service):
@@ -30,6 +44,12 @@ class RequestCounter:
                 handle.seek(self.offsets[service])
                 for line in handle.read().decode(errors="replace").splitlines():
                     match = REQUEST_LINE.search(line)
+                    agent = AGENT.search(line)
+                    agent = agent.group(1) if agent else ""
+                    if match and self.clients_only and CLIENT_AGENT not in agent:
+                        continue
+                    if match and any(ignored in agent for ignored in self.ignore_agents):
+                        continue
                     if match:
                         path = re.sub(r"[0-9a-f]{8}-[0-9a-f-]{27}", "ID", match.group(2))
                         found[(service, match.group(1), path.split("?")[0])] += 1

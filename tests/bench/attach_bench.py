@@ -1,0 +1,279 @@
+"""Attach one multiattach volume to N servers four ways; time each and count its API requests.
+
+    attach_bench.py [--sizes 2,10,30] [--json PATH]
+
+On the local cloud (`make cloud-up`), for each N and in the same run:
+  a  multiattach.cloud.volume_attachments, one task for all N servers
+  b  multiattach.cloud.server_volume in a loop over the servers
+  c  openstack.cloud.server_volume in a loop (.venv-oscloud, openstacksdk 4.14)
+  d  the floor: tests/bench/floor.py, the fewest openstacksdk calls
+each through three phases: attach all N, an identical re-run, detach the first half.
+Requests are counted from the API services' own request logs. Prints a Markdown
+report with ratios to the floor. It reports; it fails only if the cloud misbehaves.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import openstack
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "integration"))
+sys.path.insert(0, str(ROOT / "tools" / "local_cloud"))
+
+from ansible_runner import run_ansible_playbook  # noqa: E402  pylint: disable=wrong-import-position
+from api_requests import RequestCounter  # noqa: E402  pylint: disable=wrong-import-position
+import multiattach_probe  # noqa: E402  pylint: disable=wrong-import-position
+
+CLOUD = "local-admin"
+SERVICES = ("identity", "compute", "block-storage")
+# The bench's own connection (lab set-up, checking the holders) is not counted.
+OBSERVER = "attach-bench-observer"
+READS = ("GET", "HEAD")
+TOOLS = {
+    "a": "multiattach.cloud.volume_attachments (one task)",
+    "b": "multiattach.cloud.server_volume (loop)",
+    "c": "openstack.cloud.server_volume (loop, SDK 4.14)",
+    "d": "floor: minimal openstacksdk script",
+}
+PHASES = ("attach", "re-run", "detach half")
+
+
+class Lab:
+    """One multiattach volume and the servers, made for the run and deleted after it."""
+
+    def __init__(self, conn, server_count):
+        self.conn = conn
+        self.probe = multiattach_probe.Probe(conn, "bench-" + uuid.uuid4().hex[:6])
+        flavor = conn.compute.find_flavor("m1.tiny", ignore_missing=False)
+        volume_type = self.probe.create_type()
+        self.volume = self.probe.create_volume("shared", volume_type=volume_type.name)
+        servers = [self.probe.create_server("s%02d" % index, flavor.id)
+                   for index in range(server_count)]
+        for server in servers:
+            conn.compute.wait_for_server(server, status="ACTIVE", wait=300)
+        self.names = [server.name for server in servers]
+        self.name_of = {server.id: server.name for server in servers}
+
+    def holders(self):
+        volume = self.conn.block_storage.get_volume(self.volume.id)
+        return sorted(self.name_of.get(a["server_id"], a["server_id"]) for a in volume.attachments)
+
+    def detach_all(self):
+        floor(self, "detach", self.holders())
+        if self.holders():
+            raise RuntimeError("could not detach every server: %s" % self.holders())
+
+
+def playbook_run(tasks, venv=None, extra_env=None):
+    play = [{"name": "bench", "hosts": "localhost", "connection": "local",
+             "gather_facts": False, "tasks": tasks}]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
+        yaml.safe_dump(play, handle)
+    try:
+        options = {"venv": venv} if venv else {}
+        results, completed = run_ansible_playbook([handle.name], extra_env=extra_env, **options)
+    finally:
+        os.unlink(handle.name)
+    return results, completed
+
+
+def floor(lab, action, names):
+    subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "floor.py"), CLOUD,
+                    lab.volume.id, action, *names], check=True,
+                   env=dict(os.environ, OS_CLIENT_CONFIG_FILE=str(ROOT / ".local-cloud" / "clouds.yaml")))
+    return "ok"
+
+
+def volume_attachments(lab, action, names):
+    servers = names if action == "attach" else [n for n in lab.current if n not in names]
+    results, completed = playbook_run([{"name": "a", "multiattach.cloud.volume_attachments": {
+        "cloud": CLOUD, "volume": lab.volume.id, "servers": servers, "exclusive": True}}])
+    return outcome(results, completed)
+
+
+def server_volume_loop(lab, action, names):
+    results, completed = playbook_run([{"name": "b", "multiattach.cloud.server_volume": {
+        "cloud": CLOUD, "volume": lab.volume.id, "server": "{{ item }}",
+        "state": "present" if action == "attach" else "absent"}, "loop": names}])
+    return outcome(results, completed)
+
+
+def openstack_cloud_loop(lab, action, names):
+    results, completed = playbook_run(
+        [{"name": "c", "openstack.cloud.server_volume": {
+            "cloud": CLOUD, "volume": lab.volume.id, "server": "{{ item }}", "timeout": 60,
+            "state": "present" if action == "attach" else "absent"},
+          "loop": names, "ignore_errors": True}],
+        venv=ROOT / ".venv-oscloud", extra_env={"ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "true"})
+    items = results[0].get("results", []) if results else []
+    failed = [index for index, item in enumerate(items) if item.get("failed")]
+    if not failed:
+        return outcome(results, completed)
+    message = " ".join(str(items[failed[0]].get("msg", "")).split())[:90]
+    return "%d of %d items failed, first at server %d: %s" % (
+        len(failed), len(items), failed[0] + 1, message)
+
+
+def outcome(results, completed):
+    if completed.returncode != 0 or not results:
+        failures = [r.get("msg") for r in results or [] if r.get("_status") == "failed"]
+        return "FAILED: %s" % (failures or completed.stderr[-300:])
+    return "ok, changed" if any(r.get("changed") for r in results) else "ok, no change"
+
+
+RUNNERS = {"a": volume_attachments, "b": server_volume_loop, "c": openstack_cloud_loop,
+           "d": floor}
+
+
+def measure(lab, tool, action, names):
+    clients = RequestCounter(services=SERVICES, clients_only=True,
+                             ignore_agents=(OBSERVER,)).start()
+    everyone = RequestCounter(services=SERVICES, ignore_agents=(OBSERVER,)).start()
+    started = time.monotonic()
+    result = RUNNERS[tool](lab, action, names)
+    seconds = time.monotonic() - started
+    time.sleep(0.5)  # let the last log lines reach the files
+    requests = clients.count()
+    by_method = Counter()
+    for (service, method, _path), number in requests.items():
+        by_method[(service, method)] += number
+    return {"seconds": seconds, "result": result, "holders": lab.holders(),
+            "requests": {"%s %s" % key: n for key, n in sorted(by_method.items())},
+            "reads": sum(n for (_s, method), n in by_method.items() if method in READS),
+            "client_requests": sum(by_method.values()),
+            "all_requests": sum(everyone.count().values()),
+            "paths": {"%s %s %s" % key: n for key, n in sorted(requests.items())}}
+
+
+def bench_size(lab, size, repeat):
+    """Each tool through the three phases, REPEAT times in a rotating order; the median time."""
+    names = lab.names[:size]
+    half = names[:size // 2]
+    runs = {tool: {phase: [] for phase in PHASES} for tool in TOOLS}
+    order = "dabc"
+    for round_number in range(repeat):
+        for tool in order[round_number % 4:] + order[:round_number % 4]:
+            lab.detach_all()
+            lab.current = []
+            for phase, action, targets in (("attach", "attach", names),
+                                           ("re-run", "attach", names),
+                                           ("detach half", "detach", half)):
+                cell = measure(lab, tool, action, targets)
+                runs[tool][phase].append(cell)
+                lab.current = cell["holders"]
+    lab.detach_all()
+    rows = {}
+    for tool, phases in runs.items():
+        rows[tool] = {}
+        for phase, cells in phases.items():
+            rows[tool][phase] = dict(cells[0], seconds=statistics.median(c["seconds"] for c in cells),
+                                     all_seconds=[c["seconds"] for c in cells])
+    return rows
+
+
+def startup_seconds():
+    """What every run pays before any API call: ansible-playbook, a loop item, importing openstacksdk."""
+    started = time.monotonic()
+    playbook_run([{"name": "noop", "ansible.builtin.debug": {"msg": "noop"}}])
+    ansible = time.monotonic() - started
+    started = time.monotonic()
+    playbook_run([{"name": "noop", "ansible.builtin.command": "true", "loop": list(range(11))}])
+    per_item = (time.monotonic() - started - ansible) / 10
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import openstack"], check=True)
+    return {"ansible-playbook with one debug task": ansible,
+            "each further loop item of a module task (ansible.builtin.command true)": per_item,
+            "python -c 'import openstack'": time.monotonic() - started}
+
+
+def ratio(value, floor_value):
+    return value / floor_value if floor_value else float("nan")
+
+
+def report(results, startup, repeat):
+    lines = ["## Results", "",
+             "%d round(s) per size, the tools in a rotating order; wall times are medians."
+             % repeat, "",
+             "Wall time in seconds. Requests: those the tool sent (user agent openstacksdk), "
+             "counted from the request logs of identity, compute and block-storage, by method; "
+             "'all' adds the requests the services sent each other on its behalf.", ""]
+    for size, rows in results.items():
+        lines += ["### N = %s servers" % size, "",
+                  "| tool | phase | wall s | x floor | reads | requests sent by the tool | all | result |",
+                  "|---|---|---:|---:|---:|---|---:|---|"]
+        for tool in "abcd":
+            for phase in PHASES:
+                cell = rows[tool][phase]
+                lines.append("| %s | %s | %.2f | %.2f | %d | %s | %d | %s |" % (
+                    "(%s) %s" % (tool, TOOLS[tool]) if phase == "attach" else "", phase,
+                    cell["seconds"], ratio(cell["seconds"], rows["d"][phase]["seconds"]),
+                    cell["reads"], ", ".join("%s %d" % kv for kv in cell["requests"].items()),
+                    cell["all_requests"], cell["result"]))
+        lines.append("")
+    lines += ["### Goals", "", "| goal | N | measured | met |", "|---|---:|---|---|"]
+    for size, rows in results.items():
+        a, b, d = (rows[t]["attach"]["seconds"] for t in "abd")
+        if size == 10:
+            lines.append("| (a) within 1.3x of the floor | %d | %.2fx | %s |"
+                         % (size, a / d, "yes" if a / d <= 1.3 else "NO"))
+        lines.append("| (b) within 1.5x of the floor per server | %d | %.2fx | %s |"
+                     % (size, b / d, "yes" if b / d <= 1.5 else "NO"))
+        reads = rows["a"]["re-run"]["reads"]
+        resource_reads = sum(n for path, n in rows["a"]["re-run"]["paths"].items()
+                             if path.split()[1] in READS and not is_discovery(path))
+        lines.append("| (a) re-run: at most 3 read requests | %d | %d reads (%d of resources, "
+                     "the rest version discovery) | %s |"
+                     % (size, reads, resource_reads, "yes" if reads <= 3 else
+                        "resources yes" if resource_reads <= 3 else "NO"))
+    lines += ["", "### Start-up costs in every run", ""]
+    lines += ["- %s: %.2f s" % item for item in startup.items()]
+    return "\n".join(lines)
+
+
+def is_discovery(path):
+    """Version documents (GET /, /v3/, /v2.1) fetched by keystoneauth to pick the API version."""
+    return path.split()[2] in ("/", "/v3", "/v3/", "/v2.1", "/v2.1/")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2,10,30")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds per size, tools in a rotating order; times are medians")
+    parser.add_argument("--json", type=Path, help="write the raw figures here")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    os.environ.setdefault("OS_CLIENT_CONFIG_FILE", str(ROOT / ".local-cloud" / "clouds.yaml"))
+    conn = openstack.connect(cloud=CLOUD, app_name=OBSERVER)
+    started = time.monotonic()
+    lab = Lab(conn, max(sizes))
+    print("lab ready in %.0f s: %d servers" % (time.monotonic() - started, max(sizes)), file=sys.stderr)
+    try:
+        startup = startup_seconds()
+        results = {}
+        for size in sizes:
+            print("N=%d ..." % size, file=sys.stderr)
+            results[size] = bench_size(lab, size, args.repeat)
+    finally:
+        problems = lab.probe.cleanup()
+        if problems:
+            print("cleanup problems: %s" % problems, file=sys.stderr)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"startup": startup, "results": results}, indent=1))
+    print(report(results, startup, args.repeat))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

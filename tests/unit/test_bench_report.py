@@ -1,0 +1,42 @@
+"""The benchmark's report: ratios to the floor and the goals, from made-up figures."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
+
+import attach_bench  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def cell(seconds, paths):
+    reads = sum(n for p, n in paths.items() if p.split()[1] == "GET")
+    return {"seconds": seconds, "result": "ok", "reads": reads, "all_requests": 0,
+            "requests": {}, "paths": paths}
+
+
+DISCOVERY = {"identity GET /v3": 1, "compute GET /v2.1": 1, "block-storage GET /v3/": 2}
+
+
+def rows(a_attach, b_attach, rerun_paths):
+    phases = {"attach": cell(1, {}), "re-run": cell(1, dict(DISCOVERY)), "detach half": cell(1, {})}
+    tools = {tool: dict(phases) for tool in "abcd"}
+    tools["a"] = dict(phases, attach=cell(a_attach, {}), **{"re-run": cell(1, rerun_paths)})
+    tools["b"] = dict(phases, attach=cell(b_attach, {}))
+    tools["d"] = dict(phases, attach=cell(10.0, {}))
+    return tools
+
+
+def test_goals_met_and_missed_are_told_apart():
+    rerun = dict(DISCOVERY, **{"compute GET /v2.1/servers": 1, "block-storage GET /v3/volumes/ID": 1})
+    report = attach_bench.report({10: rows(12.0, 20.0, rerun)}, {"x": 1.0}, repeat=1)
+
+    assert "| (a) within 1.3x of the floor | 10 | 1.20x | yes |" in report
+    assert "| (b) within 1.5x of the floor per server | 10 | 2.00x | NO |" in report
+    assert "6 reads (2 of resources, the rest version discovery) | resources yes |" in report
+
+
+def test_a_rerun_that_reads_more_resources_misses_the_goal():
+    rerun = dict(DISCOVERY, **{"compute GET /v2.1/servers": 3, "block-storage GET /v3/volumes/ID": 1})
+    report = attach_bench.report({10: rows(14.0, 12.0, rerun)}, {"x": 1.0}, repeat=1)
+
+    assert "| (a) within 1.3x of the floor | 10 | 1.40x | NO |" in report
+    assert "(4 of resources, the rest version discovery) | NO |" in report

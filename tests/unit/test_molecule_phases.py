@@ -1,0 +1,38 @@
+"""tools/molecule_phases.py finds molecule's phases, also task headers molecule wrapped."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+
+import molecule_phases  # noqa: E402  pylint: disable=wrong-import-position
+
+WRAPPED_OUTPUT = [
+    "INFO     shared_disk \u279c create: Executing\n",
+    "  \u2502 TASK [Build the guest image with debootstrap and the full kernel (cached)] ***\n",
+    "  \u2502 ok: [localhost]\n",
+    "  \u2502 TASK [Attach the shared disk to both running guests as Nova does for a\n",
+    "  \u2502   multiattach volume] ************\n",
+    "  \u2502 TASK [\x1b[0;32mSome other task\x1b[0m] ***\n",
+    "INFO     shared_disk \u279c converge: Executing\n",
+]
+
+
+def test_a_wrapped_task_header_is_joined_and_every_line_passes_through():
+    lines = list(molecule_phases.task_lines(WRAPPED_OUTPUT))
+
+    assert [line for line, _plain in lines] == WRAPPED_OUTPUT
+    headers = [molecule_phases.TASK.search(plain).group("task") for _line, plain in lines
+               if plain and molecule_phases.TASK.search(plain)]
+    assert headers[1] == ("Attach the shared disk to both running guests as Nova does for a "
+                          "multiattach volume")
+    assert headers[2] == "Some other task"
+
+
+def test_phases_last_until_the_next_action_and_marked_tasks_until_the_next_task():
+    marks = [("create", 0.0), ("create: image", 1.0), ("", 4.0), ("create: image", 5.0),
+             ("", 7.0), ("converge", 10.0), ("verify", 30.0)]
+
+    table = molecule_phases.phases_table(marks, finished=35.0)
+
+    assert table == [("create", 10.0, [("create: image", 5.0)]),
+                     ("converge", 20.0, []), ("verify", 5.0, [])]
