@@ -29,16 +29,19 @@ export PATH := $(VENV)/bin:$(PATH)
 LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
 
-.PHONY: help deps demo test unit sanity lint integration molecule \
+.PHONY: help deps demo test unit sanity lint integration molecule bench reliability \
 	cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs
 
 help:
 	@echo "make demo          local cloud up, the collection's playbooks run against it"
-	@echo "make test          unit tests, ansible-test sanity, ansible-lint, integration"
+	@echo "make test          unit tests, sanity, ansible-lint, integration, reliability (fast), molecule"
 	@echo "make cloud-up      start the local cloud, multiattach switched by the cinder_multiattach role"
 	@echo "                   (MULTIATTACH=on|off, default on; also switches a running cloud)"
 	@echo "make cloud-down    stop every process the local cloud started"
 	@echo "make molecule      two libvirt guests share one disk with OCFS2 (MOLECULE_FS=gfs2 for GFS2)"
+	@echo "make reliability   stop cinder-volume, nova-compute, RabbitMQ under the modules (slow)"
+	@echo "make bench         time and count API requests: this collection, openstack.cloud, the SDK floor"
+	@echo "                   (BENCH_SIZES=2,10,30 BENCH_REPEAT=1); report in .cache/bench/report.md"
 	@echo "make cloud-status  list the local cloud's processes"
 	@echo "make cloud-clean   stop the local cloud and delete its state"
 	@echo "make build         build the collection tarball"
@@ -138,6 +141,17 @@ integration: deps $(OSCLOUD_VENV)/.installed
 		echo "== module tests again with the oldest declared openstacksdk (4.14.0) =="; \
 		MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest $(MODULE_TESTS) || status=$$?; \
 	fi; \
+	if [ $$status -eq 0 ]; then \
+		echo "== reliability: bad input, secrets, concurrency (faults: make reliability) =="; \
+		$(VENV)/bin/pytest tests/reliability --ignore=$(FAULT_TESTS) || status=$$?; \
+	fi; \
+	$(MAKE) cloud-down; exit $$status
+
+# Services stopped and restarted under the modules; slow (RPC timeouts), not in make test.
+FAULT_TESTS := tests/reliability/test_faults.py
+reliability: deps
+	$(MAKE) cloud-up
+	status=0; $(VENV)/bin/pytest $(FAULT_TESTS) || status=$$?; \
 	$(MAKE) cloud-down; exit $$status
 
 # Two libvirt guests share one raw disk with a cluster filesystem (molecule/shared_disk).
@@ -145,8 +159,23 @@ integration: deps $(OSCLOUD_VENV)/.installed
 # MOLECULE_FS=gfs2 runs the GFS2 stack instead of OCFS2.
 MOLECULE_FS ?= ocfs2
 molecule: deps
-	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py -- \
+	mkdir -p .cache/molecule
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py \
+		--json .cache/molecule/phases-$(MOLECULE_FS).json -- \
 		$(VENV)/bin/molecule test -s shared_disk
+
+# Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
+BENCH_SIZES ?= 2,10,30
+BENCH_REPEAT ?= 1
+bench: deps $(OSCLOUD_VENV)/.installed
+	$(MAKE) cloud-up
+	mkdir -p .cache/bench
+	status=0; $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) --repeat $(BENCH_REPEAT) \
+		--json .cache/bench/attach.json > .cache/bench/attach.md || status=$$?; \
+	$(MAKE) cloud-down; \
+	$(VENV)/bin/python tests/bench/vm_phases.py $$(ls .cache/molecule/phases-*.json 2>/dev/null) \
+		> .cache/bench/vm.md; \
+	cat .cache/bench/attach.md .cache/bench/vm.md | tee .cache/bench/report.md; exit $$status
 
 # --- packaging and docs -------------------------------------------------------
 

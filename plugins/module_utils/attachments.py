@@ -27,6 +27,8 @@ except ImportError:  # reported by the module base before any call
     sdk_exceptions = None
 
 MULTIATTACH_MICROVERSION = "2.60"
+# Nova's HTTP 400 when it already has a block device mapping of the volume on the server.
+ALREADY_ATTACHED = "already attached"
 # Texts of Nova's HTTP 400 while Cinder works on another attach or detach of the volume.
 TRANSIENT_REFUSALS = (
     "status must be available or in-use or downloading to reserve",
@@ -146,9 +148,22 @@ class AttachmentWorker:
         body = {"volumeId": self.volume_id}
         if device:
             body["device"] = device
-        self._with_retries("attach", lambda: self._call(
-            "post", "/servers/%s/os-volume_attachments" % server_id,
-            json={"volumeAttachment": body}))
+        try:
+            self._with_retries("attach", lambda: self._call(
+                "post", "/servers/%s/os-volume_attachments" % server_id,
+                json={"volumeAttachment": body}))
+        except sdk_exceptions.BadRequestException as error:
+            if ALREADY_ATTACHED not in "%s %s" % (getattr(error, "details", "") or "", error):
+                raise
+            # Nova holds this attach already (an earlier run's call, carried out late after a
+            # fault) while Cinder does not show it yet: wait for that one instead of a second.
+            if not self.wait:
+                return
+            self.wait_for(lambda v: server_id in attached_server_ids(v) and v.status == "in-use",
+                          "the attach of server %s that Nova already holds (an earlier, "
+                          "interrupted call) to show in Cinder; if it never does, detach it "
+                          "(state: absent) and run again" % server_id)
+            return
         if self.wait:
             self.wait_for(lambda v: server_id in attached_server_ids(v) and v.status == "in-use",
                           "the volume to be attached to server %s" % server_id)

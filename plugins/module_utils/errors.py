@@ -54,6 +54,14 @@ def describe_http_error(error):
     return "%s. %s" % (text.rstrip("."), advice) if advice else text
 
 
+def is_anticipated(error):
+    """True for the cloud's and the SDK's own errors: their message says it all, a
+    traceback would only hide it."""
+    return any(module is not None and isinstance(error, base) for module, base in (
+        (ksa_exceptions, getattr(ksa_exceptions, "ClientException", ())),
+        (sdk_exceptions, getattr(sdk_exceptions, "SDKException", ()))))
+
+
 def describe_error(error):
     """One message for an openstacksdk or keystoneauth exception."""
     if ksa_exceptions is not None:

@@ -8,6 +8,12 @@ from __future__ import annotations
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import MULTIATTACH_SPEC
 
+try:
+    from openstack.exceptions import ForbiddenException
+except ImportError:  # reported by the module base before any call
+    class ForbiddenException(Exception):
+        """Stands in for openstack.exceptions.ForbiddenException."""
+
 BACKEND_SPEC_KEY = "volume_backend_name"
 
 
@@ -48,6 +54,15 @@ def encryption_of(conn, volume_type):
     if encryption is None or not getattr(encryption, "encryption_id", None):
         return None
     return encryption
+
+
+def readable_encryption_of(conn, volume_type):
+    """The type's encryption spec, or None, also when these credentials may not read it
+    (Cinder then refuses an encrypted multiattach volume itself)."""
+    try:
+        return encryption_of(conn, volume_type)
+    except ForbiddenException:
+        return None
 
 
 def describe_type(volume_type, projects=None):

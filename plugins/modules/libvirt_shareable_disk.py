@@ -229,15 +229,22 @@ def wait_until_released(domain, source, timeout):
         time.sleep(POLL_SECONDS)
 
 
+def check_input(params):
+    """Refuse what no domain could take, before libvirt is asked anything."""
+    if params["timeout"] < 1:
+        raise DiskError("timeout must be at least 1 (seconds), not %d" % params["timeout"])
+    if params["state"] == "present":
+        if not params["target"]:
+            raise DiskError("target is needed to attach a disk, for example target: vdb")
+        refuse_unshareable_format(params["source"], params["format"])
+
+
 def run(module, conn):
     params = module.params
     domain = lookup_domain(conn, params["domain"])
     views = domain_views(domain, params)
     source = params["source"]
     if params["state"] == "present":
-        if not params["target"]:
-            raise DiskError("target is needed to attach a disk, for example target: vdb")
-        refuse_unshareable_format(source, params["format"])
         wanted_xml = disk_xml(source, source_kind(source), params["target"], params["bus"])
         before = {scope: element_text(find_disk(xml, source)) for scope, xml in views.items()}
         missing, wanted_xml = plan_attach(views, params, wanted_xml)
@@ -283,9 +290,10 @@ def main():
         module.fail_json(msg=missing_required_lib("libvirt-python (python3-libvirt)"),
                          exception=LIBVIRT_IMPORT_ERROR)
     try:
+        check_input(module.params)
         conn = open_libvirt(module.params["uri"], read_only=module.check_mode)
-    except LibvirtUnavailable as error:
-        module.fail_json(msg=str(error))
+    except (DiskError, LibvirtUnavailable) as error:
+        module.fail_json(msg=str(error), changed=False)
     try:
         result = run(module, conn)
     except DiskError as error:

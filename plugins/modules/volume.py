@@ -103,7 +103,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.compare import (
     changed_fields, dict_changes, diff)
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.volume_types import (
-    find_type, is_multiattach_type)
+    find_type, is_multiattach_type, readable_encryption_of)
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
     describe_volume, find_one_volume, wait_for_volume)
 
@@ -149,6 +149,11 @@ class VolumeModule(MultiattachModule):
                 "volume type %r has no extra spec multiattach='<is> True', so its volumes can "
                 "be attached to one server only. Use a multiattach type (multiattach.cloud."
                 "volume_type)" % volume_type.name)
+        if readable_encryption_of(self.conn, volume_type) is not None:
+            raise ModuleFailure(
+                "volume type %r has encryption, and Cinder cannot attach an encrypted volume to "
+                "several servers (multiattach and encryption do not combine). Use a multiattach "
+                "type without encryption" % volume_type.name)
         return volume_type
 
     def create(self, volume_type):

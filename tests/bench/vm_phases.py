@@ -36,9 +36,9 @@ def main(paths):
     if not runs:
         print("No VM scenario figures yet: run `make molecule` (and MOLECULE_FS=gfs2).")
         return 0
+    columns = [os.path.basename(p).replace(".json", "") for p, _f, _m in runs]
     lines = ["## VM scenario phases (molecule/shared_disk)", "",
-             "| phase | " + " | ".join(os.path.basename(p).replace(".json", "")
-                                      for p, _f, _m in runs) + " |",
+             "| phase | " + " | ".join(columns) + " |",
              "|---|" + "---:|" * len(runs)]
     for name, label in ROWS:
         lines.append("| %s | %s |" % (label, " | ".join(seconds_of(f, name) for _p, f, _m in runs)))
