@@ -13,6 +13,8 @@ INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 STATE = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "shared-data-checksums.json"
 FSTYPE = os.environ.get("CLUSTERED_FS_TYPE", "ocfs2")
 MOUNT = "/srv/shared"
+# Written by the first verify, compared by the last one.
+KEPT = MOUNT + "/kept"
 NODES = ("node-1", "node-2")
 APPENDS_PER_NODE = 100
 
@@ -82,14 +84,28 @@ def test_each_domain_has_the_disk_shareable_and_uncached():
         conn.close()
 
 
-def test_data_written_before_a_second_converge_is_still_there():
-    """First verify: write and record; second verify (after converging again): compare."""
-    path = MOUNT + "/survives-converge.bin"
+def manifest(host):
+    """Every file under KEPT with its checksum, as the guest reads them."""
+    listing = host.check_output("cd %s && find . -type f -print0 | sort -z | xargs -0 sha256sum" % KEPT)
+    return dict(reversed(line.split(None, 1)) for line in listing.splitlines())
+
+
+def test_data_written_before_converging_again_is_unchanged():
+    """First verify: write files from both guests and record every checksum. The verify
+    after the later converges (all on this populated filesystem): the same files, the
+    same checksums, read on both guests."""
     if not STATE.exists():
-        node(NODES[0]).check_output(
-            "dd if=/dev/urandom of=%s bs=64k count=16 status=none conv=fsync" % path)
-        STATE.write_text(json.dumps({"sha256": checksum(node(NODES[0]), path)}))
+        first, second = node(NODES[0]), node(NODES[1])
+        first.check_output("mkdir -p %s/nested/deeper" % KEPT)
+        first.check_output("dd if=/dev/urandom of=%s/from-%s.bin bs=64k count=16 status=none conv=fsync"
+                           % (KEPT, NODES[0]))
+        second.check_output("dd if=/dev/urandom of=%s/nested/from-%s.bin bs=4k count=3 status=none conv=fsync"
+                            % (KEPT, NODES[1]))
+        second.check_output("sh -c 'date +%%s%%N > %s/nested/deeper/note.txt && sync'" % KEPT)
+        recorded = manifest(first)
+        assert len(recorded) == 3 and manifest(second) == recorded
+        STATE.write_text(json.dumps(recorded, indent=1, sort_keys=True))
         return
-    recorded = json.loads(STATE.read_text())["sha256"]
+    recorded = json.loads(STATE.read_text())
     for name in NODES:
-        assert checksum(node(name), path) == recorded
+        assert manifest(node(name)) == recorded, "files under %s changed on %s" % (KEPT, name)
