@@ -45,7 +45,7 @@ def lab(admin_cloud):
         plain = probe.create_volume("plain")
         servers = [probe.create_server("s%d" % i, flavor.id) for i in range(3)]
         for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", wait=120)
+            admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
         yield {"shared": shared, "plain": plain, "type": volume_type.name, "servers": servers,
                "names": [s.name for s in servers], "ids": {s.name: s.id for s in servers}}
     finally:

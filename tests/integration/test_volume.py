@@ -29,7 +29,7 @@ def name(admin_cloud):
     yield volume_name
     for volume in admin_cloud.block_storage.volumes(name=volume_name):
         admin_cloud.block_storage.delete_volume(volume)
-        admin_cloud.block_storage.wait_for_delete(volume, wait=60)
+        admin_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=60)
 
 
 def volumes_named(cloud, volume_name):
@@ -79,7 +79,7 @@ def test_a_type_without_multiattach_is_refused_and_nothing_is_made(admin_cloud, 
 def test_two_volumes_with_the_name_are_a_clear_failure(admin_cloud, name):
     made = [admin_cloud.block_storage.create_volume(name=name, size=1) for unused in range(2)]
     for volume in made:
-        admin_cloud.block_storage.wait_for_status(volume, "available", wait=60)
+        admin_cloud.block_storage.wait_for_status(volume, "available", interval=multiattach_probe.POLL_SECONDS, wait=60)
     result = run_module(MODULE, {"cloud": "local-admin", "name": name})
     assert result["failed"] is True and "2 volumes are named" in result["msg"]
     assert all(volume.id in result["msg"] for volume in made)
@@ -96,7 +96,7 @@ def test_an_available_volume_is_retyped_but_an_in_use_one_is_refused(admin_cloud
     try:
         flavor = admin_cloud.compute.find_flavor("m1.tiny", ignore_missing=False)
         server = probe.create_server("s", flavor.id)
-        admin_cloud.compute.wait_for_server(server, status="ACTIVE", wait=120)
+        admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
         volume = volumes_named(admin_cloud, name)[0]
         assert multiattach_probe.attach(admin_cloud, server.id, volume.id).status_code == 200
         multiattach_probe.wait_until("in-use", lambda: admin_cloud.block_storage.get_volume(
@@ -130,7 +130,7 @@ def test_a_member_creates_a_multiattach_volume_in_its_project(member_cloud, type
     finally:
         for volume in volumes_named(member_cloud, name):
             member_cloud.block_storage.delete_volume(volume)
-            member_cloud.block_storage.wait_for_delete(volume, wait=60)
+            member_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=60)
 
 
 def test_creating_needs_size_and_type(admin_cloud, name):

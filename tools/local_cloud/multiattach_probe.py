@@ -19,6 +19,9 @@ import openstack
 MULTIATTACH_MICROVERSION = "2.60"
 SERVER_TIMEOUT = 120
 VOLUME_TIMEOUT = 60
+# openstacksdk polls every 2 s by default; the fake drivers finish in well under a
+# second, and every test creates and deletes several servers and volumes.
+POLL_SECONDS = 0.5
 
 
 def wait_until(description, probe, timeout):
@@ -73,7 +76,8 @@ class Probe:
         volume = self.conn.block_storage.create_volume(name=self.prefix + "-" + name, size=1, **attrs)
         self.volumes.append(volume)
         return self.conn.block_storage.wait_for_status(
-            volume, status="available", failures=["error"], wait=VOLUME_TIMEOUT)
+            volume, status="available", failures=["error"], interval=POLL_SECONDS,
+            wait=VOLUME_TIMEOUT)
 
     def create_server(self, name, flavor_id):
         boot_volume = self.create_volume(name + "-boot")
@@ -87,20 +91,34 @@ class Probe:
         return server
 
     def cleanup(self):
+        """Delete everything, servers first (their deletion detaches), all at once."""
         problems = []
+        deleting = []
         for server in self.servers:
             try:
                 self.conn.compute.delete_server(server, ignore_missing=True)
-                self.conn.compute.wait_for_delete(server, wait=SERVER_TIMEOUT)
+                deleting.append(server)
             except openstack.exceptions.SDKException as error:
                 problems.append("server %s: %s" % (server.id, error))
+        for server in deleting:
+            try:
+                self.conn.compute.wait_for_delete(server, interval=POLL_SECONDS, wait=SERVER_TIMEOUT)
+            except openstack.exceptions.SDKException as error:
+                problems.append("server %s: %s" % (server.id, error))
+        deleting = []
         for volume in self.volumes:
             try:
                 wait_until("volume %s to be detached" % volume.id,
                            lambda v=volume: self._detached_or_gone(v.id), VOLUME_TIMEOUT)
                 self.conn.block_storage.delete_volume(volume, ignore_missing=True)
-                self.conn.block_storage.wait_for_delete(volume, wait=VOLUME_TIMEOUT)
+                deleting.append(volume)
             except (openstack.exceptions.SDKException, TimeoutError) as error:
+                problems.append("volume %s: %s" % (volume.id, error))
+        for volume in deleting:
+            try:
+                self.conn.block_storage.wait_for_delete(volume, interval=POLL_SECONDS,
+                                                        wait=VOLUME_TIMEOUT)
+            except openstack.exceptions.SDKException as error:
                 problems.append("volume %s: %s" % (volume.id, error))
         if self.volume_type:
             try:
@@ -127,7 +145,8 @@ def run(conn, server_count, prefix):
         servers = [probe.create_server("server%d" % index, flavor.id)
                    for index in range(server_count)]
         for server in servers:
-            conn.compute.wait_for_server(server, status="ACTIVE", wait=SERVER_TIMEOUT)
+            conn.compute.wait_for_server(server, status="ACTIVE", interval=POLL_SECONDS,
+                                         wait=SERVER_TIMEOUT)
         server_ids = sorted(server.id for server in servers)
 
         response = attach(conn, servers[0].id, shared.id, microversion="2.59")

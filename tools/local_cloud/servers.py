@@ -15,6 +15,7 @@ import openstack
 
 FLAVOR = "m1.tiny"
 TIMEOUT = 180
+POLL_SECONDS = 0.5  # the fake drivers answer in well under the SDK's default 2 s
 
 
 def ensure(conn, names):
@@ -24,7 +25,7 @@ def ensure(conn, names):
         if conn.compute.find_server(name, ignore_missing=True):
             continue
         boot = conn.block_storage.create_volume(name=name + "-boot", size=1)
-        conn.block_storage.wait_for_status(boot, "available", wait=TIMEOUT)
+        conn.block_storage.wait_for_status(boot, "available", interval=POLL_SECONDS, wait=TIMEOUT)
         conn.block_storage.set_volume_bootable_status(boot, True)
         conn.compute.create_server(
             name=name, flavor_id=flavor.id, networks="none",
@@ -34,7 +35,7 @@ def ensure(conn, names):
         created.append(name)
     for name in names:
         server = conn.compute.find_server(name, ignore_missing=False)
-        conn.compute.wait_for_server(server, status="ACTIVE", wait=TIMEOUT)
+        conn.compute.wait_for_server(server, status="ACTIVE", interval=POLL_SECONDS, wait=TIMEOUT)
     return {"changed": bool(created), "created": created, "servers": names}
 
 
@@ -44,11 +45,11 @@ def delete(conn, names):
         server = conn.compute.find_server(name, ignore_missing=True)
         if server:
             conn.compute.delete_server(server)
-            conn.compute.wait_for_delete(server, wait=TIMEOUT)
+            conn.compute.wait_for_delete(server, interval=POLL_SECONDS, wait=TIMEOUT)
             deleted.append(name)
         boot = conn.block_storage.find_volume(name + "-boot", ignore_missing=True)
         if boot:
-            conn.block_storage.wait_for_status(boot, "available", wait=TIMEOUT)
+            conn.block_storage.wait_for_status(boot, "available", interval=POLL_SECONDS, wait=TIMEOUT)
             conn.block_storage.delete_volume(boot)
     return {"changed": bool(deleted), "deleted": deleted}
 
