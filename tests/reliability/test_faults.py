@@ -1,6 +1,7 @@
 """A service fails during an attach: the module fails clearly within its timeout, and once
 the service is back a re-run converges with one attachment per server and none left in
-`attaching` or `reserved`. Slow (each fault waits out RPC timeouts): `make reliability`.
+`attaching` or `reserved`. Slow (each fault waits out RPC timeouts): the last step of
+`make integration`, or alone with `make reliability`.
 """
 import json
 import subprocess
