@@ -5,48 +5,16 @@
 
 from __future__ import annotations
 
-import re
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import missing_required_lib
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.connection import (
     CONNECTION_ARGUMENT_SPEC, MIN_SDK_VERSION, SDK_IMPORT_ERROR, WAIT_ARGUMENT_SPEC,
     ConnectionSettingsError, connect, sdk_version)
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
     ModuleFailure, describe_error, is_anticipated)
-
-
-SECRET_KEY = re.compile(r"(password|secret|token|passcode|key)$", re.IGNORECASE)
-
-
-def secrets_in(value):
-    """The secret-looking strings inside a cloud dict (auth password, token, ...)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, str) and item and SECRET_KEY.search(str(key)):
-                yield item
-            else:
-                yield from secrets_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from secrets_in(item)
-
-
-class _AnsibleModule(AnsibleModule):
-    """AnsibleModule that also masks the secrets of a cloud dict.
-
-    cloud is a name or a dict of connection settings, so it cannot be no_log as a
-    whole (its name would be masked everywhere); the secrets inside are added to
-    the values Ansible masks, before it logs the invocation and in every result.
-    """
-
-    def _mask_cloud_secrets(self):
-        self.no_log_values.update(secrets_in(self.params.get("cloud")))
-
-    def _log_invocation(self):
-        self._mask_cloud_secrets()
-        super()._log_invocation()
+from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import SecretMaskingModule
 
 
 class MultiattachModule:
@@ -65,8 +33,9 @@ class MultiattachModule:
         if self.wait_options:
             spec.update(WAIT_ARGUMENT_SPEC)
         spec.update(self.argument_spec)
-        self.ansible = _AnsibleModule(argument_spec=spec, **self.module_kwargs)
-        self.ansible._mask_cloud_secrets()  # pylint: disable=protected-access
+        # cloud may be a dict of connection settings with a password inside.
+        self.ansible = SecretMaskingModule(argument_spec=spec, masked_options=("cloud",),
+                                           **self.module_kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         self.conn = None

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import (
+    mask_url_passwords, masked_value)
+
 SECTION_LINE = re.compile(r"^\s*\[(?P<name>[^\]]+)\]\s*$")
 OPTION_LINE = re.compile(r"^(?P<name>[^\s=#;\[][^=]*?)\s*=\s*(?P<value>.*?)\s*$")
-SECRET_OPTION = re.compile(r"password|secret|token|private_key|_key$", re.IGNORECASE)
-MASK = "********"
 
 
 class IniError(ValueError):
@@ -63,12 +64,6 @@ def option_lines(lines, start, end, option):
         if match and match.group("name").strip() == option:
             found.append((index, match.group("value")))
     return found
-
-
-def displayed(option, value):
-    if value is None or not SECRET_OPTION.search(option):
-        return value
-    return MASK
 
 
 def apply_settings(text, settings):
@@ -120,15 +115,21 @@ def apply_settings(text, settings):
 
 def change(section, option, before, after):
     return {"section": section, "option": option,
-            "before": displayed(option, before), "after": displayed(option, after)}
+            "before": masked_value(option, before), "after": masked_value(option, after)}
 
 
 def masked_text(text):
-    """TEXT with the values of secret-looking options replaced, for diffs."""
+    """TEXT as a diff may show it: values of secret-looking options and passwords
+    inside URLs masked, every other byte as it was."""
     masked = []
     for line in text.splitlines():
         match = OPTION_LINE.match(line)
-        if match and SECRET_OPTION.search(match.group("name")):
-            line = "%s = %s" % (match.group("name").strip(), MASK)
+        if match:
+            name = match.group("name").strip()
+            shown = masked_value(name, match.group("value"))
+            if shown != match.group("value"):
+                line = "%s = %s" % (name, shown)
+        else:  # a comment may hold an example URL with a real password
+            line = mask_url_passwords(line)
         masked.append(line)
     return "\n".join(masked) + ("\n" if masked else "")

@@ -16,10 +16,14 @@ description:
   - A missing section is added at the end of the file; a missing option after
     the last option of its section. Repeated lines of one option are merged
     into one.
-  - Values of options whose names look secret (containing C(password),
-    C(secret), C(token) or ending in C(_key)) are masked in the result and the diff.
-  - Used by the M(multiattach.cloud.cinder_multiattach) role; it needs no
-    openstacksdk.
+  - Secrets are masked in the result, the diff and Ansible's output and logs,
+    C(-vvv) included. Masked are the whole value of an option whose name looks secret
+    (containing C(password), C(secret), C(token), C(passcode) or ending in
+    C(_key)), and the password inside any URL-shaped value, such as
+    C(transport_url = rabbit://user:PASSWORD@host) or
+    C(connection = mysql+pymysql://user:PASSWORD@host/cinder).
+  - Used by the R(multiattach.cloud.cinder_multiattach,ansible_collections.multiattach.cloud.cinder_multiattach_role)
+    role; it needs no openstacksdk.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -37,8 +41,10 @@ options:
     required: true
   create:
     description:
-      - Create the file (mode C(0640)) when it does not exist. Without it a
-        missing file is an error.
+      - Create the file when it does not exist, with I(mode) (C(0640) when not
+        given), I(owner) and I(group) set before it appears under its name, so it
+        is never readable by others, not even for a moment. Without it a missing
+        file is an error.
     type: bool
     default: true
 extends_documentation_fragment:
@@ -46,7 +52,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    description: Reports what would change without writing.
+    description: Reports what would change without writing, owner and mode changes included.
   diff_mode:
     support: full
     description: Shows the file before and after, secret-looking values masked.
@@ -107,41 +113,98 @@ path:
 """
 
 import os
+import tempfile
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.ini_file import (
-    SECRET_OPTION, IniError, apply_settings, masked_text, render_value)
+    IniError, apply_settings, masked_text)
+from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import SecretMaskingModule
+
+NEW_FILE_MODE = "0640"
 
 
-def read_text(module, path):
+def check_settings(settings):
+    for section, options in settings.items():
+        if options is not None and not isinstance(options, dict):
+            raise IniError("settings[%r] must be a dict of option: value, got %r"
+                           % (section, options))
+
+
+def read_text(path, create):
+    """The file's text; None when it does not exist and may be created."""
     if not os.path.exists(path):
-        if not module.params["create"]:
-            module.fail_json(msg="%s does not exist; create it first or set create=true" % path)
+        if not create:
+            raise IniError("%s does not exist; create it first or set create=true" % path)
         return None
     if not os.path.isfile(path):
-        module.fail_json(msg="%s is not a regular file; point path at the INI file" % path)
+        raise IniError("%s is not a regular file; point path at the INI file" % path)
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError) as error:
-        module.fail_json(msg="cannot read %s: %s" % (path, to_native(error)))
-    return None
+        raise IniError("cannot read %s: %s" % (path, to_native(error))) from None
 
 
-def write_text(module, path, text):
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        module.fail_json(msg="the directory of %s does not exist; create it first" % path)
+def replace_text(module, path, text):
+    """Write TEXT over the existing file PATH; it keeps its mode and owner."""
     temporary = os.path.join(module.tmpdir, "ini_settings.tmp")
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write(text)
     module.atomic_move(temporary, path, unsafe_writes=module.params["unsafe_writes"])
 
 
+def create_file(module, path, text):
+    """Create PATH holding TEXT with its final mode, owner and group from the start.
+
+    The file is written under a private name (mode 0600) in the same directory,
+    given its attributes, then renamed into place: at no moment does PATH exist
+    with a wider mode than asked (atomic_move would create it 0644 first).
+    """
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        raise IniError("the directory of %s does not exist; create it first" % path)
+    descriptor, temporary = tempfile.mkstemp(prefix=".ini_settings.", dir=directory)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        file_args = module.load_file_common_arguments(module.params, path=temporary)
+        if file_args["mode"] is None:
+            file_args["mode"] = NEW_FILE_MODE
+        module.set_fs_attributes_if_different(file_args, True)
+        os.rename(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def run(module):
+    params = module.params
+    path = params["path"]
+    check_settings(params["settings"])
+    before = read_text(path, params["create"])
+    after, changes = apply_settings(before or "", params["settings"])
+    created = before is None
+    changed = bool(changes) or created
+    if created:
+        if not module.check_mode:
+            create_file(module, path, after)
+    else:
+        if changes and not module.check_mode:
+            replace_text(module, path, after)
+        # In check mode Ansible reports an owner or mode change without making it.
+        changed = module.set_fs_attributes_if_different(
+            module.load_file_common_arguments(params), changed)
+    result = dict(changed=changed, changes=changes, path=path)
+    if module._diff:
+        result["diff"] = dict(before=masked_text(before or ""), after=masked_text(after),
+                              before_header=path, after_header=path)
+    return result
+
+
 def main():
-    module = AnsibleModule(
+    module = SecretMaskingModule(
         argument_spec=dict(
             path=dict(type="path", required=True),
             settings=dict(type="dict", required=True),
@@ -149,37 +212,15 @@ def main():
         ),
         add_file_common_args=True,
         supports_check_mode=True,
+        # Passwords of secret-looking options and inside URLs are masked everywhere.
+        masked_options=("settings",),
     )
-    path = module.params["path"]
-    for section, options in module.params["settings"].items():
-        if options is not None and not isinstance(options, dict):
-            module.fail_json(msg="settings[%r] must be a dict of option: value, got %r"
-                                 % (section, options))
-    for options in module.params["settings"].values():
-        for option, value in (options or {}).items():
-            if value is not None and SECRET_OPTION.search(str(option)):
-                # Masks the value everywhere in the result, module arguments included.
-                module.no_log_values.add(render_value(value))
-    before = read_text(module, path)
     try:
-        after, changes = apply_settings(before or "", module.params["settings"])
+        result = run(module)
     except IniError as error:
         module.fail_json(msg=str(error))
-
-    changed = bool(changes) or before is None
-    if changed and not module.check_mode:
-        created = before is None
-        write_text(module, path, after)
-        if created and module.params["mode"] is None:
-            os.chmod(path, 0o640)
-    file_args = module.load_file_common_arguments(module.params)
-    if os.path.exists(path) and not module.check_mode:
-        changed = module.set_fs_attributes_if_different(file_args, changed)
-
-    result = dict(changed=changed, changes=changes, path=path)
-    if module._diff:
-        result["diff"] = dict(before=masked_text(before or ""), after=masked_text(after),
-                              before_header=path, after_header=path)
+    except OSError as error:
+        module.fail_json(msg="cannot write %s: %s" % (module.params["path"], to_native(error)))
     module.exit_json(**result)
 
 

@@ -24,7 +24,7 @@ description:
   - Only raw can be shared. Any other I(format), and a source file that starts
     with the qcow2 header, is refused before any change.
   - Sharing a disk is safe only with a cluster filesystem (OCFS2, GFS2) or other
-    software that coordinates the writers; see the M(multiattach.cloud.clustered_fs) role.
+    software that coordinates the writers; see the R(multiattach.cloud.clustered_fs,ansible_collections.multiattach.cloud.clustered_fs_role) role.
 author:
   - multiattach.cloud developers (@multiattach)
 requirements:

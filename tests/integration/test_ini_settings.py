@@ -1,8 +1,10 @@
 """multiattach.cloud.ini_settings through ansible-playbook, on files like cinder.conf."""
+import ctypes
 import os
 import stat
+import struct
 
-from ansible_runner import run_module
+from ansible_runner import run_module, run_playbook
 
 MODULE = "multiattach.cloud.ini_settings"
 CONF = "# keep me\n[DEFAULT]\ndebug = true\n\n[lvm]\nvolume_group = vg\n"
@@ -63,3 +65,109 @@ def test_the_file_keeps_its_mode(tmp_path):
     conf.chmod(0o600)
     run_module(MODULE, {"path": str(conf), "settings": {"DEFAULT": {"x": 1}}})
     assert stat.S_IMODE(os.stat(conf).st_mode) == 0o600
+
+
+URL_CONF = ("[DEFAULT]\n# transport_url = rabbit://guest:Comm3nted-Secret@old-host:5672/\n"
+            "transport_url = rabbit://cinder:Rabb1t-Secret@127.0.0.1:5672/\n"
+            "[database]\nconnection = mysql+pymysql://cinder:Db-Secret-1@127.0.0.1/cinder\n")
+
+
+def test_passwords_inside_urls_never_show_in_changes_diff_or_vvv(tmp_path):
+    conf = tmp_path / "cinder.conf"
+    conf.write_text(URL_CONF)
+    settings = {"DEFAULT": {"transport_url": "rabbit://cinder:N3w-Rabbit-Pw@127.0.0.1:5672/"},
+                "database": {"connection": "mysql+pymysql://cinder:N3w-Db-Pw@127.0.0.1/cinder"},
+                "keystone_authtoken": {"password": "Keyst0ne-Pw"}}
+    task = {"name": "set", "multiattach.cloud.ini_settings": {"path": str(conf),
+                                                              "settings": settings}}
+    log = tmp_path / "ansible.log"
+
+    result = run_module(MODULE, {"path": str(conf), "settings": settings}, check=True, diff=True)
+    _none, verbose = run_playbook([task], diff=True, verbosity=3,
+                                  extra_env={"ANSIBLE_LOG_PATH": str(log)})
+
+    shown = str(result) + verbose.stdout + verbose.stderr + log.read_text()
+    for secret in ("Comm3nted-Secret", "Rabb1t-Secret", "Db-Secret-1", "N3w-Rabbit-Pw",
+                   "N3w-Db-Pw", "Keyst0ne-Pw"):
+        assert secret not in shown, secret
+    assert "ESTABLISH LOCAL CONNECTION" in shown  # -vvv was on
+    assert {"section": "DEFAULT", "option": "transport_url",
+            "before": "rabbit://cinder:********@127.0.0.1:5672/",
+            "after": "rabbit://cinder:********@127.0.0.1:5672/"} in result["changes"]
+    assert "connection = mysql+pymysql://cinder:********@127.0.0.1/cinder" in result["diff"]["after"]
+    # the file itself holds the real values
+    assert "N3w-Db-Pw" in conf.read_text() and "Keyst0ne-Pw" in conf.read_text()
+
+
+def test_check_mode_reports_a_mode_change_and_makes_none(tmp_path):
+    conf = tmp_path / "cinder.conf"
+    conf.write_text(CONF)
+    conf.chmod(0o644)
+    args = {"path": str(conf), "settings": {"DEFAULT": {"debug": True}}, "mode": "0640"}
+
+    checked = run_module(MODULE, args, check=True)
+    assert checked["changed"] is True, checked
+    assert stat.S_IMODE(os.stat(conf).st_mode) == 0o644
+    applied = run_module(MODULE, args)
+    assert applied["changed"] is True and stat.S_IMODE(os.stat(conf).st_mode) == 0o640
+    assert run_module(MODULE, args, check=True)["changed"] is False
+
+
+def test_a_new_file_never_exists_with_a_wider_mode(tmp_path):
+    """inotify sees every change of the new file's attributes: none after it appears under
+    its name (atomic_move made it 0644 first, then the module chmod-ed it to 0640)."""
+    directory = tmp_path / "etc"
+    directory.mkdir()
+    with DirectoryEvents(directory) as events:
+        created = run_module(MODULE, {"path": str(directory / "cinder.conf"),
+                                      "settings": {"database": {"connection": "x"}}})
+        seen = events.read()
+    assert created["changed"] is True, created
+    appeared = [i for i, (name, mask) in enumerate(seen)
+                if name == "cinder.conf" and mask & (IN_CREATE | IN_MOVED_TO)]
+    assert appeared, seen
+    later_attribute_changes = [(name, mask) for name, mask in seen[appeared[0]:]
+                               if name == "cinder.conf" and mask & IN_ATTRIB]
+    assert later_attribute_changes == [], seen
+    assert stat.S_IMODE(os.stat(directory / "cinder.conf").st_mode) == 0o640
+    assert [p.name for p in directory.iterdir()] == ["cinder.conf"]  # no temporary file left
+
+
+IN_ATTRIB, IN_MOVED_TO, IN_CREATE = 0x004, 0x080, 0x100
+
+
+class DirectoryEvents:
+    """Linux inotify on one directory: (name, mask) of every create, rename-in and
+    attribute change, in order."""
+
+    def __init__(self, directory):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.directory = directory
+        self.descriptor = None
+
+    def __enter__(self):
+        self.descriptor = self.libc.inotify_init1(os.O_NONBLOCK)
+        assert self.descriptor >= 0
+        watch = self.libc.inotify_add_watch(self.descriptor, bytes(self.directory),
+                                            IN_ATTRIB | IN_MOVED_TO | IN_CREATE)
+        assert watch >= 0
+        return self
+
+    def read(self):
+        data = b""
+        while True:
+            try:
+                chunk = os.read(self.descriptor, 65536)
+            except BlockingIOError:
+                break
+            data += chunk
+        events, offset = [], 0
+        while offset < len(data):
+            _wd, mask, _cookie, length = struct.unpack_from("iIII", data, offset)
+            name = data[offset + 16:offset + 16 + length].rstrip(b"\0").decode()
+            events.append((name, mask))
+            offset += 16 + length
+        return events
+
+    def __exit__(self, *exc):
+        os.close(self.descriptor)
