@@ -59,8 +59,7 @@ class Lab:
         self.volume = self.probe.create_volume("shared", volume_type=volume_type.name)
         servers = [self.probe.create_server("s%02d" % index, flavor.id)
                    for index in range(server_count)]
-        for server in servers:
-            conn.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=300)
+        self.probe.wait_for_servers(timeout=300)
         self.names = [server.name for server in servers]
         self.name_of = {server.id: server.name for server in servers}
 

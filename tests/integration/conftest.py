@@ -44,8 +44,7 @@ def lab(admin_cloud):
         shared = probe.create_volume("shared", volume_type=volume_type.name)
         plain = probe.create_volume("plain")
         servers = [probe.create_server("s%d" % i, flavor.id) for i in range(3)]
-        for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
+        probe.wait_for_servers()
         yield {"shared": shared, "plain": plain, "type": volume_type.name, "servers": servers,
                "names": [s.name for s in servers], "ids": {s.name: s.id for s in servers}}
     finally:

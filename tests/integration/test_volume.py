@@ -96,7 +96,7 @@ def test_an_available_volume_is_retyped_but_an_in_use_one_is_refused(admin_cloud
     try:
         flavor = admin_cloud.compute.find_flavor("m1.tiny", ignore_missing=False)
         server = probe.create_server("s", flavor.id)
-        admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
+        probe.wait_for_servers()
         volume = volumes_named(admin_cloud, name)[0]
         assert multiattach_probe.attach(admin_cloud, server.id, volume.id).status_code == 200
         multiattach_probe.wait_until("in-use", lambda: admin_cloud.block_storage.get_volume(

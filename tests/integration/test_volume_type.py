@@ -5,6 +5,8 @@ import pytest
 
 from ansible_runner import run_module
 
+import multiattach_probe
+
 MODULE = "multiattach.cloud.volume_type"
 
 
@@ -108,14 +110,14 @@ def test_absent_refuses_while_a_volume_uses_the_type_and_names_it(admin_cloud, t
     volume = admin_cloud.block_storage.create_volume(name=type_name + "-vol", size=1,
                                                      volume_type=type_name)
     try:
-        admin_cloud.block_storage.wait_for_status(volume, "available", failures=["error"], interval=0.5, wait=60)
+        admin_cloud.block_storage.wait_for_status(volume, "available", failures=["error"], interval=multiattach_probe.POLL_SECONDS, wait=60)
         result = run_module(MODULE, {"cloud": "local-admin", "name": type_name, "state": "absent"})
         assert result["failed"] is True
         assert "still used by 1 volume" in result["msg"] and volume.id in result["msg"]
         assert cloud_type(admin_cloud, type_name) is not None
     finally:
         admin_cloud.block_storage.delete_volume(volume)
-        admin_cloud.block_storage.wait_for_delete(volume, interval=0.5, wait=60)
+        admin_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=60)
 
 
 def test_a_type_with_encryption_is_refused(admin_cloud, type_name):

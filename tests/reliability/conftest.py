@@ -45,8 +45,7 @@ def lab(admin_cloud):
             lambda: admin_cloud.block_storage.get_volume(shared.id).size == 2, 60)
         single = made.create_volume("single", volume_type=plain.name)
         servers = [made.create_server("s%d" % i, flavor.id) for i in range(2)]
-        for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
+        made.wait_for_servers()
         for volume in (shared, single):
             multiattach_probe.attach(admin_cloud, servers[0].id, volume.id)
             multiattach_probe.wait_until(

@@ -25,8 +25,7 @@ def four_servers(admin_cloud):
         volume_type = made.create_type()
         volume = made.create_volume("shared", volume_type=volume_type.name)
         servers = [made.create_server("s%d" % i, flavor.id) for i in range(4)]
-        for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
+        made.wait_for_servers()
         yield admin_cloud, volume, servers
     finally:
         for server in made.servers:

@@ -48,8 +48,7 @@ def volume_and_servers(admin_cloud):
         volume_type = made.create_type()
         volume = made.create_volume("shared", volume_type=volume_type.name)
         servers = [made.create_server("s%d" % i, flavor.id) for i in range(2)]
-        for server in servers:
-            admin_cloud.compute.wait_for_server(server, status="ACTIVE", interval=multiattach_probe.POLL_SECONDS, wait=120)
+        made.wait_for_servers()
         yield admin_cloud, volume, [s.name for s in servers], {s.id: s.name for s in servers}
     finally:
         for server in made.servers:

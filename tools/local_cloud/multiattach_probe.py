@@ -90,31 +90,37 @@ class Probe:
         self.servers.append(server)
         return server
 
+    def wait_for_servers(self, timeout=SERVER_TIMEOUT):
+        """Wait until every server this probe created is ACTIVE."""
+        for server in self.servers:
+            self.conn.compute.wait_for_server(server, status="ACTIVE", interval=POLL_SECONDS,
+                                              wait=timeout)
+
     def cleanup(self):
         """Delete everything, servers first (their deletion detaches), all at once."""
         problems = []
-        deleting = []
+        servers_deleting = []
         for server in self.servers:
             try:
                 self.conn.compute.delete_server(server, ignore_missing=True)
-                deleting.append(server)
+                servers_deleting.append(server)
             except openstack.exceptions.SDKException as error:
                 problems.append("server %s: %s" % (server.id, error))
-        for server in deleting:
+        for server in servers_deleting:
             try:
                 self.conn.compute.wait_for_delete(server, interval=POLL_SECONDS, wait=SERVER_TIMEOUT)
             except openstack.exceptions.SDKException as error:
                 problems.append("server %s: %s" % (server.id, error))
-        deleting = []
+        volumes_deleting = []
         for volume in self.volumes:
             try:
                 wait_until("volume %s to be detached" % volume.id,
                            lambda v=volume: self._detached_or_gone(v.id), VOLUME_TIMEOUT)
                 self.conn.block_storage.delete_volume(volume, ignore_missing=True)
-                deleting.append(volume)
+                volumes_deleting.append(volume)
             except (openstack.exceptions.SDKException, TimeoutError) as error:
                 problems.append("volume %s: %s" % (volume.id, error))
-        for volume in deleting:
+        for volume in volumes_deleting:
             try:
                 self.conn.block_storage.wait_for_delete(volume, interval=POLL_SECONDS,
                                                         wait=VOLUME_TIMEOUT)
@@ -144,9 +150,7 @@ def run(conn, server_count, prefix):
         report["created"] = volume_state(conn, shared.id)
         servers = [probe.create_server("server%d" % index, flavor.id)
                    for index in range(server_count)]
-        for server in servers:
-            conn.compute.wait_for_server(server, status="ACTIVE", interval=POLL_SECONDS,
-                                         wait=SERVER_TIMEOUT)
+        probe.wait_for_servers()
         server_ids = sorted(server.id for server in servers)
 
         response = attach(conn, servers[0].id, shared.id, microversion="2.59")

@@ -13,9 +13,10 @@ import sys
 
 import openstack
 
+from multiattach_probe import POLL_SECONDS
+
 FLAVOR = "m1.tiny"
 TIMEOUT = 180
-POLL_SECONDS = 0.5  # the fake drivers answer in well under the SDK's default 2 s
 
 
 def ensure(conn, names):
