@@ -62,6 +62,16 @@ class LibvirtUnavailable(Exception):
     """No libvirt connection: the message says what is missing and what to do."""
 
 
+class HostCheckError(ValueError):
+    """A check that cannot be made as asked; the message names the fix."""
+
+
+def libvirt_error_text(error):
+    """A libvirtError as one line: libvirt's own message, then the exception's."""
+    return (error.get_error_message() if hasattr(error, "get_error_message") else None) \
+        or str(error)
+
+
 def libvirt_versions(conn):
     """(libvirt version, hypervisor name, hypervisor version) of a connection."""
     return (version_tuple(conn.getLibVersion()), conn.getType(),
@@ -91,15 +101,23 @@ def apparmor_state():
         return "absent"
 
 
-def direct_io_supported(directory):
-    """(True, detail) when DIRECTORY's filesystem takes an O_DIRECT write and read.
+def direct_io_supported(directory, write=True):
+    """(True, detail) when DIRECTORY's filesystem takes O_DIRECT; (None, detail) when
+    it was not probed.
 
     cache='none' opens the disk with O_DIRECT; a filesystem without it (tmpfs on
     older kernels, some FUSE and network filesystems) makes QEMU fail to start
-    the guest with the shared disk.
+    the guest with the shared disk. With WRITE, one 4 KiB probe file is written,
+    read and removed; without it (check mode) only an existing file is read.
     """
     if not os.path.isdir(directory):
         return False, "%s does not exist or is not a directory" % directory
+    if os.path.realpath(directory) == "/":
+        raise HostCheckError("instances_path is /, and the O_DIRECT probe writes a file there: "
+                         "give Nova's instances directory (nova.conf [DEFAULT] instances_path) "
+                         "or set probe_o_direct: false")
+    if not write:
+        return _direct_read_probe(directory)
     path = os.path.join(directory, ".multiattach-odirect-probe.%d" % os.getpid())
     buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)  # page aligned, as O_DIRECT needs
     try:
@@ -112,10 +130,7 @@ def direct_io_supported(directory):
         finally:
             os.close(descriptor)
     except OSError as error:
-        if error.errno == errno.EINVAL:
-            return False, ("the filesystem of %s refuses O_DIRECT (EINVAL); QEMU cannot open a "
-                           "disk there with cache='none'" % directory)
-        return False, "O_DIRECT probe in %s failed: %s" % (directory, error.strerror or error)
+        return _refusal(directory, error)
     finally:
         buffer.close()
         try:
@@ -124,6 +139,51 @@ def direct_io_supported(directory):
             pass
     return True, ("an O_DIRECT write and read of %d bytes in %s worked"
                   % (DIRECT_IO_BLOCK, directory))
+
+
+def _refusal(directory, error):
+    if error.errno == errno.EINVAL:
+        return False, ("the filesystem of %s refuses O_DIRECT (EINVAL); QEMU cannot open a "
+                       "disk there with cache='none'" % directory)
+    return False, "O_DIRECT probe in %s failed: %s" % (directory, error.strerror or error)
+
+
+def _readable_file(directory):
+    """A regular file of at least one block in DIRECTORY or one level below (an
+    instance's disk or console log), or None."""
+    candidates = []
+    for entry in sorted(os.listdir(directory)):
+        path = os.path.join(directory, entry)
+        candidates.append(path)
+        if os.path.isdir(path) and not os.path.islink(path):
+            candidates.extend(os.path.join(path, name) for name in sorted(os.listdir(path)))
+    for path in candidates:
+        if os.path.isfile(path) and not os.path.islink(path) \
+                and os.path.getsize(path) >= DIRECT_IO_BLOCK:
+            return path
+    return None
+
+
+def _direct_read_probe(directory):
+    try:
+        path = _readable_file(directory)
+    except OSError as error:
+        return None, "not probed: cannot list %s (%s)" % (directory, error.strerror or error)
+    if path is None:
+        return None, ("not probed: check mode writes no probe file, and %s holds no file of "
+                      "%d bytes or more to read with O_DIRECT" % (directory, DIRECT_IO_BLOCK))
+    buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECT)
+        try:
+            os.readv(descriptor, [buffer])
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        return _refusal(directory, error)
+    finally:
+        buffer.close()
+    return True, "an O_DIRECT read of %d bytes of %s worked" % (DIRECT_IO_BLOCK, path)
 
 
 def isolation_note(models, selinux, apparmor):

@@ -10,13 +10,17 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.volume_types imp
     is_multiattach_type)
 
 try:
+    from keystoneauth1 import exceptions as ksa_exceptions
     from openstack import exceptions as sdk_exceptions
 except ImportError:  # reported by the module base before any call
+    ksa_exceptions = None
     sdk_exceptions = None
 
 COMPUTE_MULTIATTACH_MICROVERSION = (2, 60)
 BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = (3, 27)
 MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
+SERVICE_FIX = ("check that the service named above runs and its log; run preflight again once "
+               "it answers")
 ADMIN_ONLY = "needs an admin role to read; run preflight with admin credentials to know"
 
 
@@ -162,8 +166,13 @@ def run_checks(conn, names=None, scope=None):
             continue
         try:
             results.append(one_check(conn, scope or {}))
-        except sdk_exceptions.SDKException as error:
+        except sdk_exceptions.ForbiddenException as error:
+            # Only "these credentials may not look" leaves the answer open.
             results.append(check(name, "unknown", "could not check: %s" % describe_error(error)))
+        except (sdk_exceptions.SDKException, ksa_exceptions.ClientException) as error:
+            # A service that errs (HTTP 5xx) or cannot be reached cannot multiattach either.
+            results.append(check(name, "failed", "the cloud failed to answer: %s"
+                                 % describe_error(error), SERVICE_FIX))
     return results
 
 

@@ -9,8 +9,11 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.errors import Mo
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import MULTIATTACH_SPEC
 
 try:
+    from openstack import exceptions as sdk_exceptions
     from openstack.exceptions import ForbiddenException
 except ImportError:  # reported by the module base before any call
+    sdk_exceptions = None
+
     class ForbiddenException(Exception):
         """Stands in for openstack.exceptions.ForbiddenException."""
 
@@ -74,3 +77,15 @@ def describe_type(volume_type, projects=None):
         "extra_specs": dict(volume_type.extra_specs or {}),
         "projects": sorted(projects) if projects is not None else None,
     }
+
+
+def update_type_fields(conn, volume_type, fields):
+    """Change the type's name, description or is_public in one PUT.
+
+    Cinder's update schema takes is_public under that name; openstacksdk would
+    send it as os-volume-type-access:is_public, the create-time name, which the
+    update schema refuses with HTTP 400 (additional properties).
+    """
+    response = conn.block_storage.put("/types/%s" % volume_type.id,
+                                      json={"volume_type": dict(fields)})
+    sdk_exceptions.raise_from_response(response)

@@ -30,9 +30,19 @@ options:
   instances_path:
     description:
       - Where Nova keeps instance files (C([DEFAULT] instances_path) of nova.conf).
-        The O_DIRECT probe writes and removes one 4 KiB file there.
+        The O_DIRECT probe writes and removes one 4 KiB file there; C(/) is
+        refused.
+      - In check mode nothing is written; an existing file of 4 KiB or more
+        there (or one directory below, such as an instance's disk) is read
+        with O_DIRECT instead, and without one the probe is skipped.
     type: path
     default: /var/lib/nova/instances
+  probe_o_direct:
+    description:
+      - Probe O_DIRECT in I(instances_path). Without it C(o_direct.supported)
+        is null and only the versions and security modules are read.
+    type: bool
+    default: true
   min_libvirt_version:
     description:
       - The lowest libvirt version accepted.
@@ -52,7 +62,7 @@ options:
 attributes:
   check_mode:
     support: full
-    description: Reads only (the O_DIRECT probe file is removed again); check mode runs the same probes.
+    description: Writes nothing; the O_DIRECT probe reads an existing file instead of writing one.
   diff_mode:
     support: none
     description: Nothing is changed.
@@ -76,7 +86,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 supported:
-  description: True when versions and O_DIRECT allow shareable disks.
+  description: True when the versions allow shareable disks and O_DIRECT did not fail.
   returned: always
   type: bool
 problems:
@@ -104,7 +114,7 @@ o_direct:
   type: dict
   contains:
     supported:
-      description: True when an O_DIRECT write and read worked.
+      description: True when an O_DIRECT write and read worked; null when not probed.
       type: bool
       returned: always
     detail:
@@ -133,9 +143,9 @@ isolation:
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_host import (
-    LIBVIRT_IMPORT_ERROR, LibvirtUnavailable, apparmor_state, direct_io_supported,
-    isolation_note, libvirt_versions, open_libvirt, parse_version, security_models,
-    selinux_state, version_text)
+    LIBVIRT_IMPORT_ERROR, HostCheckError, LibvirtUnavailable, apparmor_state,
+    direct_io_supported, isolation_note, libvirt, libvirt_error_text, libvirt_versions,
+    open_libvirt, parse_version, security_models, selinux_state, version_text)
 
 
 def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, min_qemu):
@@ -150,53 +160,66 @@ def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, m
     return problems
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            uri=dict(type="str", default="qemu:///system"),
-            instances_path=dict(type="path", default="/var/lib/nova/instances"),
-            min_libvirt_version=dict(type="str", default="3.10.0"),
-            min_qemu_version=dict(type="str", default="2.10.0"),
-            fail_when_unsupported=dict(type="bool", default=False),
-        ),
-        supports_check_mode=True,
-    )
-    params = module.params
-    if LIBVIRT_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("libvirt-python (python3-libvirt)"),
-                         exception=LIBVIRT_IMPORT_ERROR)
+def read_libvirt(uri):
+    conn = open_libvirt(uri)
+    try:
+        return libvirt_versions(conn) + (security_models(conn),)
+    finally:
+        conn.close()
+
+
+def run(params, check_mode):
     try:
         min_libvirt = parse_version(params["min_libvirt_version"])
         min_qemu = parse_version(params["min_qemu_version"])
     except ValueError as error:
-        module.fail_json(msg="min_libvirt_version/min_qemu_version: %s" % error)
-    try:
-        conn = open_libvirt(params["uri"])
-    except LibvirtUnavailable as error:
-        module.fail_json(msg=str(error))
-    try:
-        found_libvirt, hypervisor, found_hypervisor = libvirt_versions(conn)
-        models = security_models(conn)
-    finally:
-        conn.close()
-
-    direct_ok, direct_detail = direct_io_supported(params["instances_path"])
+        raise HostCheckError("min_libvirt_version/min_qemu_version: %s" % error) from None
+    if params["probe_o_direct"]:
+        direct_ok, direct_detail = direct_io_supported(params["instances_path"],
+                                                       write=not check_mode)
+    else:
+        direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
+    found_libvirt, hypervisor, found_hypervisor, models = read_libvirt(params["uri"])
     problems = version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt,
                                 min_qemu)
-    if not direct_ok:
+    if direct_ok is False:
         problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
                                         "(ext4, xfs)")
     selinux, apparmor = selinux_state(), apparmor_state()
-    result = dict(
+    return dict(
         changed=False, supported=not problems, problems=problems,
         libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
         hypervisor_version=version_text(found_hypervisor),
         o_direct=dict(supported=direct_ok, detail=direct_detail),
         selinux=selinux, apparmor=apparmor, security_models=models,
         isolation=isolation_note(models, selinux, apparmor))
-    if problems and params["fail_when_unsupported"]:
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            uri=dict(type="str", default="qemu:///system"),
+            instances_path=dict(type="path", default="/var/lib/nova/instances"),
+            probe_o_direct=dict(type="bool", default=True),
+            min_libvirt_version=dict(type="str", default="3.10.0"),
+            min_qemu_version=dict(type="str", default="2.10.0"),
+            fail_when_unsupported=dict(type="bool", default=False),
+        ),
+        supports_check_mode=True,
+    )
+    if LIBVIRT_IMPORT_ERROR:
+        module.fail_json(msg=missing_required_lib("libvirt-python (python3-libvirt)"),
+                         exception=LIBVIRT_IMPORT_ERROR)
+    try:
+        result = run(module.params, module.check_mode)
+    except (HostCheckError, LibvirtUnavailable) as error:
+        module.fail_json(msg=str(error))
+    except libvirt.libvirtError as error:
+        module.fail_json(msg="libvirt at %s failed to answer: %s. Check that libvirtd runs and "
+                             "its log" % (module.params["uri"], libvirt_error_text(error)))
+    if result["problems"] and module.params["fail_when_unsupported"]:
         module.fail_json(msg="this host cannot give guests a shareable disk: %s"
-                             % "; ".join(problems), **result)
+                             % "; ".join(result["problems"]), **result)
     module.exit_json(**result)
 
 

@@ -142,7 +142,10 @@ disk:
       type: bool
       returned: success
 scopes:
-  description: Where the disk was (or would be) attached or detached, C(live) and/or C(config).
+  description:
+    - Where the disk was (or would be) attached or detached, C(live) and/or C(config).
+    - When a live detach times out, the scopes that were changed all the same
+      (C(config)); the task then fails with C(changed=true).
   returned: always
   type: list
   elements: str
@@ -160,6 +163,15 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_host imp
     LIBVIRT_IMPORT_ERROR, LibvirtUnavailable, libvirt, open_libvirt)
 
 POLL_SECONDS = 0.5
+
+
+class PartlyChanged(DiskError):
+    """A failure after some scopes were changed: the task reports changed for them."""
+
+    def __init__(self, msg, changed, scopes):
+        super().__init__(msg)
+        self.changed = changed
+        self.scopes = scopes
 
 
 def lookup_domain(conn, name):
@@ -264,7 +276,14 @@ def run(module, conn):
     if present and not module.check_mode:
         domain.detachDeviceFlags(element_text(found), scope_flags(present))
         if "live" in present:
-            wait_until_released(domain, source, params["timeout"])
+            try:
+                wait_until_released(domain, source, params["timeout"])
+            except DiskError as error:
+                done = sorted(set(present) - {"live"})
+                raise PartlyChanged(
+                    "%s%s" % (error, "; the persistent definition no longer has the disk, so "
+                                     "it is gone after the next restart of the domain"
+                              if done else ""), changed=bool(done), scopes=done) from None
     return dict(changed=bool(present), scopes=sorted(present),
                 disk=describe(found) if found is not None else None,
                 diff=dict(before=element_text(found), after=""))
@@ -296,6 +315,8 @@ def main():
         module.fail_json(msg=str(error), changed=False)
     try:
         result = run(module, conn)
+    except PartlyChanged as error:
+        module.fail_json(msg=str(error), changed=error.changed, scopes=error.scopes)
     except DiskError as error:
         module.fail_json(msg=str(error), changed=False)
     except libvirt.libvirtError as error:

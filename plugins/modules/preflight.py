@@ -18,6 +18,9 @@ description:
     capability (admin); compute nodes with the C(COMPUTE_VOLUME_MULTI_ATTACH)
     trait in Placement (admin)."
   - Without an admin role the admin-only checks are C(unknown), not failures.
+    C(unknown) means only that the cloud refused to show these credentials
+    the answer (HTTP 403). A check whose service fails (HTTP 5xx) or cannot be
+    reached is C(failed), naming the error.
 author:
   - multiattach.cloud developers (@multiattach)
 options:

@@ -16,9 +16,14 @@ description:
   - Refuses an extra spec that sets C(multiattach) to anything else, and an
     existing type with an encryption spec (Cinder cannot multiattach encrypted
     volumes).
-  - Creating or changing a multiattach type needs the Cinder policy rule
-    C(volume_extension:types_manage) (admin by default); creating volumes of it
-    needs C(volume:multiattach).
+  - "The Cinder policy rules it needs (admin by default):
+    C(volume_extension:type_create), C(volume_extension:type_update) and
+    C(volume_extension:type_delete) for the type itself;
+    C(volume_extension:types_extra_specs:create), C(:update) and C(:delete)
+    for its extra specs; C(volume_extension:volume_type_access:addProjectAccess)
+    and C(:removeProjectAccess) for the access list of a private type.
+    (They replace the deprecated C(volume_extension:types_manage).)
+    Creating volumes of the type needs C(volume:multiattach)."
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -141,7 +146,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.compare import (
     changed_fields, dict_changes, diff, set_changes)
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.volume_types import (
-    describe_type, desired_extra_specs, encryption_of, find_type)
+    describe_type, desired_extra_specs, encryption_of, find_type, update_type_fields)
 
 
 class VolumeTypeModule(MultiattachModule):
@@ -233,7 +238,8 @@ class VolumeTypeModule(MultiattachModule):
         if changed and not self.check_mode:
             storage = self.conn.block_storage
             if fields:
-                storage.update_type(current, **{name: self.params[name] for name in fields})
+                update_type_fields(self.conn, current,
+                                   {name: self.params[name] for name in fields})
             if specs_to_set:
                 storage.update_type_extra_specs(current, **specs_to_set)
             for key in specs_to_remove:

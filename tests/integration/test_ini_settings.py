@@ -1,10 +1,9 @@
 """multiattach.cloud.ini_settings through ansible-playbook, on files like cinder.conf."""
-import ctypes
 import os
 import stat
-import struct
 
 from ansible_runner import run_module, run_playbook
+from file_events import IN_ATTRIB, IN_CREATE, IN_MOVED_TO, DirectoryEvents
 
 MODULE = "multiattach.cloud.ini_settings"
 CONF = "# keep me\n[DEFAULT]\ndebug = true\n\n[lvm]\nvolume_group = vg\n"
@@ -131,43 +130,3 @@ def test_a_new_file_never_exists_with_a_wider_mode(tmp_path):
     assert later_attribute_changes == [], seen
     assert stat.S_IMODE(os.stat(directory / "cinder.conf").st_mode) == 0o640
     assert [p.name for p in directory.iterdir()] == ["cinder.conf"]  # no temporary file left
-
-
-IN_ATTRIB, IN_MOVED_TO, IN_CREATE = 0x004, 0x080, 0x100
-
-
-class DirectoryEvents:
-    """Linux inotify on one directory: (name, mask) of every create, rename-in and
-    attribute change, in order."""
-
-    def __init__(self, directory):
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.directory = directory
-        self.descriptor = None
-
-    def __enter__(self):
-        self.descriptor = self.libc.inotify_init1(os.O_NONBLOCK)
-        assert self.descriptor >= 0
-        watch = self.libc.inotify_add_watch(self.descriptor, bytes(self.directory),
-                                            IN_ATTRIB | IN_MOVED_TO | IN_CREATE)
-        assert watch >= 0
-        return self
-
-    def read(self):
-        data = b""
-        while True:
-            try:
-                chunk = os.read(self.descriptor, 65536)
-            except BlockingIOError:
-                break
-            data += chunk
-        events, offset = [], 0
-        while offset < len(data):
-            _wd, mask, _cookie, length = struct.unpack_from("iIII", data, offset)
-            name = data[offset + 16:offset + 16 + length].rstrip(b"\0").decode()
-            events.append((name, mask))
-            offset += 16 + length
-        return events
-
-    def __exit__(self, *exc):
-        os.close(self.descriptor)

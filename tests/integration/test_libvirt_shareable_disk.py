@@ -165,3 +165,8 @@ def test_a_guest_that_does_not_release_the_disk_times_out_with_the_reason(lab):
 
     assert result["failed"] and "did not release" in result["msg"]
     assert "unmount the filesystem in the guest" in result["msg"]
+    # The persistent definition lost the disk before the wait: that is a change.
+    assert result["changed"] is True and result["scopes"] == ["config"], result
+    assert "persistent definition no longer has the disk" in result["msg"]
+    assert disk_of(domain, lab["shared"], inactive=True) is None
+    assert disk_of(domain, lab["shared"]) is not None, "the live guest still holds it"

@@ -1,4 +1,6 @@
 """The playbooks under playbooks/ against the local cloud, with an operator's inventory."""
+import http.server
+import threading
 import uuid
 
 import pytest
@@ -110,3 +112,41 @@ def test_an_unknown_server_is_named_and_nothing_is_attached(admin_cloud, lab, in
         shared, node="no-such-server", shared_volume_name=lab["shared"].name))
     assert run.failures and "no-such-server" in run.failure_message, run.failure_message
     assert not admin_cloud.block_storage.get_volume(lab["shared"].id).attachments
+
+
+@pytest.fixture
+def failing_service():
+    """An endpoint on this machine that answers every request with HTTP 500."""
+    class Failing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802  (the name http.server calls)
+            self.send_response(500)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"error": "placement-api is broken"}')
+
+        def log_message(self, *_args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d/" % server.server_address[1]
+    server.shutdown()
+
+
+@pytest.mark.parametrize("placement", ["server error", "connection refused"])
+def test_enable_multiattach_stops_on_a_broken_cloud(failing_service, placement):
+    cloud = yaml.safe_load((ROOT / ".local-cloud" / "clouds.yaml").read_text())["clouds"]
+    broken = dict(cloud["local-admin"], placement_endpoint_override=(
+        failing_service if placement == "server error" else "http://127.0.0.1:9/"))
+
+    run = run_playbook_file(PLAYBOOKS / "enable_multiattach.yml", LOCAL_INVENTORY,
+                            {"multiattach_admin_cloud": broken}, tags=["preflight"])
+
+    checks = {c["name"]: c for c in run.result(
+        "Run the read-only multiattach checks with admin credentials")["checks"]}
+    assert checks["compute_nodes_multiattach_trait"]["status"] == "failed", checks
+    assert checks["multiattach_volume_types"]["status"] == "ok"
+    assert run.failures and "compute_nodes_multiattach_trait" in run.failure_message
+    expected = "HTTP 500" if placement == "server error" else "cannot reach the cloud"
+    assert expected in run.failure_message, run.failure_message
+    assert cloud["local-admin"]["auth"]["password"] not in str(run.results)

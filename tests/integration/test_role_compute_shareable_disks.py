@@ -4,9 +4,11 @@ from pathlib import Path
 import pytest
 
 from ansible_runner import run_module, run_playbook_file
+from file_events import DirectoryEvents
 from local_cloud_state import STATE, pids
 
 PLAYBOOK = Path(__file__).resolve().parent / "playbooks" / "compute_shareable_disks.yml"
+INFO = "multiattach.cloud.libvirt_host_info"
 READ_TASK = "Read libvirt's and QEMU's versions, probe O_DIRECT and the security modules"
 
 
@@ -93,3 +95,36 @@ def test_libvirt_host_info_fails_on_request_naming_each_problem(prepared_host, t
 def test_libvirt_host_info_refuses_a_malformed_version():
     result = run_module("multiattach.cloud.libvirt_host_info", {"min_libvirt_version": "three"})
     assert result["failed"] and "'three' is not a version" in result["msg"]
+
+
+def test_libvirt_host_info_in_check_mode_writes_nothing(prepared_host, tmp_path):
+    instances = tmp_path / "instances"
+    (instances / "instance-1").mkdir(parents=True)
+    (instances / "instance-1" / "disk").write_bytes(b"\0" * 8192)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with DirectoryEvents(instances) as in_instances, DirectoryEvents(empty) as in_empty:
+        reading = run_module(INFO, {"instances_path": str(instances)}, check=True)
+        skipped = run_module(INFO, {"instances_path": str(empty)}, check=True)
+        events = in_instances.read() + in_empty.read()
+
+    assert events == [], "check mode wrote into the instances directory: %s" % events
+    assert reading["o_direct"]["supported"] is True, reading
+    assert "O_DIRECT read" in reading["o_direct"]["detail"]
+    assert skipped["o_direct"]["supported"] is None and "not probed" in skipped["o_direct"]["detail"]
+    assert not reading.get("failed") and not skipped.get("failed")
+
+
+def test_libvirt_host_info_never_writes_its_probe_into_the_root_directory(prepared_host):
+    refused = run_module(INFO, {"instances_path": "/"})
+    versions_only = run_module(INFO, {"instances_path": "/", "probe_o_direct": False})
+
+    assert refused["failed"] and "instances_path is /" in refused["msg"], refused
+    assert "probe_o_direct: false" in refused["msg"]
+    assert versions_only["o_direct"]["supported"] is None and versions_only["libvirt_version"]
+
+
+def test_the_role_waits_for_libvirtd_without_probing(prepared_host):
+    tasks = (Path(__file__).resolve().parents[2] / "roles" / "compute_shareable_disks" / "tasks"
+             / "install.yml").read_text()
+    assert "instances_path: /\n" not in tasks and "probe_o_direct: false" in tasks

@@ -149,3 +149,27 @@ def test_a_member_may_not_create_a_type_and_is_told_why(admin_cloud, type_name):
     assert result["failed"] is True
     assert "HTTP 403" in result["msg"] and "policy" in result["msg"]
     assert cloud_type(admin_cloud, type_name) is None
+
+
+def test_an_existing_type_is_made_private_and_public_again(admin_cloud, member_cloud, type_name):
+    member_project = member_cloud.current_project_id
+    created = run_module(MODULE, {"cloud": "local-admin", "name": type_name})
+    assert created["changed"] and created["volume_type"]["is_public"] is True
+
+    private = run_module(MODULE, {"cloud": "local-admin", "name": type_name, "is_public": False,
+                                  "projects": ["demo"], "description": "now private"})
+    assert not private.get("failed"), private.get("msg")
+    assert private["changed"] is True and private["volume_type"]["is_public"] is False
+    found = cloud_type(admin_cloud, type_name)
+    assert found.is_public is False and found.description == "now private"
+    assert [a["project_id"] for a in admin_cloud.block_storage.get_type_access(found)] == [
+        member_project]
+    assert run_module(MODULE, {"cloud": "local-admin", "name": type_name, "is_public": False,
+                               "projects": ["demo"]})["changed"] is False
+
+    public = run_module(MODULE, {"cloud": "local-admin", "name": type_name, "is_public": True})
+    assert not public.get("failed"), public.get("msg")
+    assert public["changed"] is True and public["volume_type"]["projects"] is None
+    assert cloud_type(admin_cloud, type_name).is_public is True
+    assert run_module(MODULE, {"cloud": "local-admin", "name": type_name,
+                               "is_public": True})["changed"] is False

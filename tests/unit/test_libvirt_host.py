@@ -1,10 +1,14 @@
 """libvirt_host_info's pieces: versions, the O_DIRECT probe, isolation notes."""
 import errno
+import json
 import os
 
+import libvirt
 import pytest
+from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.multiattach.cloud.plugins.module_utils import libvirt_host
+from ansible_collections.multiattach.cloud.plugins.modules import libvirt_host_info
 from ansible_collections.multiattach.cloud.plugins.modules.libvirt_host_info import (
     version_problems)
 
@@ -62,3 +66,45 @@ def test_the_isolation_note_follows_the_security_driver():
     assert "shared label" in libvirt_host.isolation_note(["selinux"], "enforcing", "absent")
     assert "AppArmor" in libvirt_host.isolation_note(["apparmor"], "absent", "enabled")
     assert "no sVirt" in libvirt_host.isolation_note(["none"], "absent", "absent")
+
+
+def test_the_root_directory_is_never_probed():
+    with pytest.raises(libvirt_host.HostCheckError, match="instances_path is /"):
+        libvirt_host.direct_io_supported("/")
+
+
+def test_check_mode_reads_an_existing_file_and_writes_none(tmp_path):
+    (tmp_path / "instance").mkdir()
+    (tmp_path / "instance" / "disk").write_bytes(b"\0" * 4096)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    supported, detail = libvirt_host.direct_io_supported(str(tmp_path), write=False)
+    assert supported is True and "instance/disk" in detail
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+class BrokenConnection:
+    """A libvirt connection whose daemon fails every question after the handshake."""
+
+    def __getattr__(self, name):
+        def fail(*_args):
+            raise libvirt.libvirtError("internal error: client socket is closed")
+        return fail
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("failing", ["getLibVersion", "getCapabilities"])
+def test_a_libvirt_error_is_a_message_never_a_traceback(monkeypatch, capsys, failing):
+    conn = BrokenConnection()
+    if failing == "getCapabilities":  # the versions answer, the capabilities do not
+        monkeypatch.setattr(conn, "getLibVersion", lambda: 9000000, raising=False)
+        monkeypatch.setattr(conn, "getType", lambda: "QEMU", raising=False)
+        monkeypatch.setattr(conn, "getVersion", lambda: 7002000, raising=False)
+    monkeypatch.setattr(libvirt_host_info, "open_libvirt", lambda uri: conn)
+    with patch_module_args({"probe_o_direct": False}), pytest.raises(SystemExit):
+        libvirt_host_info.main()
+    result = json.loads(capsys.readouterr().out)
+    assert result["failed"] is True
+    assert "client socket is closed" in result["msg"] and "Check that libvirtd runs" in result["msg"]
+    assert "exception" not in result and "Traceback" not in json.dumps(result)

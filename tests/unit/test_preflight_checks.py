@@ -1,6 +1,7 @@
 """preflight's verdicts on clouds that cannot multiattach (openstacksdk mocked)."""
 from types import SimpleNamespace
 
+from keystoneauth1 import exceptions as ksa_exceptions
 from openstack import exceptions as sdk_exceptions
 
 from ansible_collections.multiattach.cloud.plugins.module_utils import preflight
@@ -44,16 +45,31 @@ def test_forbidden_admin_checks_are_unknown():
     assert results["compute_nodes_multiattach_trait"] == "unknown"
 
 
-def test_an_unexpected_api_error_makes_that_check_unknown_and_the_others_run():
+def test_a_server_error_fails_that_check_and_the_others_run():
     cloud = old_cloud()
 
     def server_error():
         raise sdk_exceptions.HttpException(message="boom", http_status=500)
     cloud.block_storage.types = server_error
     results = {r["name"]: r for r in preflight.run_checks(cloud)}
-    assert results["multiattach_volume_types"]["status"] == "unknown"
+    assert results["multiattach_volume_types"]["status"] == "failed"
     assert "HTTP 500" in results["multiattach_volume_types"]["detail"]
+    assert "runs" in results["multiattach_volume_types"]["fix"]
     assert len(results) == 5
+
+
+def test_an_unreachable_service_fails_its_check_not_the_whole_module():
+    cloud = mixed_cloud()
+
+    def refused(**_query):
+        raise ksa_exceptions.ConnectFailure("Unable to establish connection to "
+                                            "http://127.0.0.1:8778: Connection refused")
+    cloud.placement.resource_providers = refused
+    results = {r["name"]: r for r in preflight.run_checks(cloud)}
+    assert results["compute_nodes_multiattach_trait"]["status"] == "failed"
+    assert "cannot reach the cloud" in results["compute_nodes_multiattach_trait"]["detail"]
+    assert results["backend_pools_multiattach"]["status"] == "ok"
+    assert preflight.summary(list(results.values()))["ready"] is False
 
 
 def mixed_cloud():
