@@ -21,7 +21,14 @@ description:
     retype to or from multiattach then).
   - I(state=absent) is refused while servers hold the volume, naming them.
   - A volume that goes to C(error) while being created is deleted again, so no
-    half-made volume is left behind.
+    half-made volume is left behind. With I(wait=false) the module returns as
+    soon as Cinder accepted the request (status C(creating), C(extending) or
+    C(retyping)) and that clean-up is the caller's; a new volume with
+    I(bootable=true) is still waited for, as Cinder marks only a created
+    volume bootable.
+  - An existing volume whose type is not multiattach is refused unless
+    I(volume_type) names a multiattach type to retype it to; this module
+    manages only volumes that several servers may hold.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -137,6 +144,12 @@ class VolumeModule(MultiattachModule):
         volume_type = self.multiattach_type() if self.params["volume_type"] else None
         if current is None:
             self.create(volume_type)
+        if volume_type is None and not current.is_multiattach:
+            raise ModuleFailure(
+                "volume %r exists and is not multiattach (type %r), so only one server can "
+                "hold it: give volume_type with a multiattach type to retype it (it must be "
+                "available), or manage single-server volumes with openstack.cloud.volume"
+                % (current.name, current.volume_type))
         self.update(current, volume_type)
 
     def multiattach_type(self):
@@ -173,6 +186,8 @@ class VolumeModule(MultiattachModule):
             name=self.params["name"], size=self.params["size"], volume_type=volume_type.id,
             availability_zone=self.params["availability_zone"],
             description=self.params["description"], metadata=self.params["metadata"] or {})
+        if not self.params["wait"] and not self.params["bootable"]:
+            self.exit(changed=True, diff=diff(None, after), volume=describe_volume(volume))
         try:
             volume = self.wait_for(volume.id, lambda v: v.status == "available",
                                    "the new volume to become available")
@@ -218,14 +233,17 @@ class VolumeModule(MultiattachModule):
             storage.set_volume_metadata(current, **metadata_to_set)
         if "bootable" in fields:
             storage.set_volume_bootable_status(current, self.params["bootable"])
+        wait = self.params["wait"]
         if "size" in fields:
             storage.extend_volume(current, self.params["size"])
-            self.wait_for(current.id, lambda v: v.size == self.params["size"]
-                          and v.status in ("available", "in-use"), "the volume to be extended")
+            if wait or "volume_type" in fields:  # Cinder retypes only a volume at rest
+                self.wait_for(current.id, lambda v: v.size == self.params["size"]
+                              and v.status in ("available", "in-use"), "the volume to be extended")
         if "volume_type" in fields:
             storage.retype_volume(current, volume_type.name, migration_policy="never")
-            self.wait_for(current.id, lambda v: v.volume_type == volume_type.name
-                          and v.status == "available", "the volume to be retyped")
+            if wait:
+                self.wait_for(current.id, lambda v: v.volume_type == volume_type.name
+                              and v.status == "available", "the volume to be retyped")
         return storage.get_volume(current.id)
 
     def wait_for(self, volume_id, condition, what):

@@ -49,7 +49,7 @@ def test_identical_reruns_of_every_changing_module_make_no_write_call(lab, admin
     # A type of its own: Cinder refuses to change the extra specs of a type in use.
     type_args = {"cloud": "local-admin", "name": lab["type"] + "-rerun", "description": "lab type",
                  "extra_specs": {"custom:tier": "gold"}}
-    volume_args = {"cloud": "local-admin", "name": lab["plain"].name, "size": 1,
+    volume_args = {"cloud": "local-admin", "name": lab["shared"].name, "size": 1,
                    "metadata": {"role": "scratch"}}
     server_volume_args = {"cloud": "local-admin", "volume": lab["shared"].name,
                           "server": lab["names"][0]}

@@ -4,6 +4,7 @@ import uuid
 import pytest
 
 from ansible_runner import run_module
+from api_requests import RequestCounter
 
 import multiattach_probe
 
@@ -136,3 +137,46 @@ def test_a_member_creates_a_multiattach_volume_in_its_project(member_cloud, type
 def test_creating_needs_size_and_type(admin_cloud, name):
     result = run_module(MODULE, {"cloud": "local-admin", "name": name})
     assert result["failed"] is True and "needs size and volume_type" in result["msg"]
+
+
+def volume_reads(counter):
+    return counter.count()[("block-storage", "GET", "/v3/volumes/ID")]
+
+
+def test_wait_false_returns_once_cinder_took_the_request(admin_cloud, types, name):
+    base = {"cloud": "local-admin", "name": name, "volume_type": types["shared"], "wait": False}
+
+    counter = RequestCounter().start()
+    created = run_module(MODULE, dict(base, size=1))
+    assert created["changed"] is True and created["volume"]["status"] == "creating", created
+    assert volume_reads(counter) == 0, "wait: false polled the new volume"
+    multiattach_probe.wait_until("volume available", lambda: volumes_named(
+        admin_cloud, name)[0].status == "available", 60)
+
+    counter = RequestCounter().start()
+    extended = run_module(MODULE, dict(base, size=2))
+    assert extended["changed"] is True, extended.get("msg")
+    assert volume_reads(counter) == 1, "only the final read, no polling"
+    multiattach_probe.wait_until("volume extended", lambda: volumes_named(
+        admin_cloud, name)[0].size == 2, 60)
+
+    counter = RequestCounter().start()
+    retyped = run_module(MODULE, dict(base, volume_type=types["other"]))
+    assert retyped["changed"] is True, retyped.get("msg")
+    assert volume_reads(counter) == 1, "only the final read, no polling"
+    multiattach_probe.wait_until("volume retyped", lambda: volumes_named(
+        admin_cloud, name)[0].volume_type == types["other"], 60)
+
+
+def test_an_existing_plain_volume_without_a_type_is_refused(admin_cloud, types, name):
+    plain = admin_cloud.block_storage.create_volume(name=name, size=1, volume_type=types["plain"])
+    admin_cloud.block_storage.wait_for_status(plain, "available",
+                                              interval=multiattach_probe.POLL_SECONDS, wait=60)
+
+    result = run_module(MODULE, {"cloud": "local-admin", "name": name, "size": 2,
+                                 "metadata": {"role": "cluster"}})
+
+    assert result["failed"] is True and "is not multiattach" in result["msg"], result
+    assert "give volume_type" in result["msg"]
+    after = admin_cloud.block_storage.get_volume(plain.id)
+    assert after.size == 1 and after.metadata == {}
