@@ -17,7 +17,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
     ModuleFailure, describe_error)
 from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    POLL_SECONDS, find_one_volume, wait_for_volume)
+    POLL_SECONDS, attach_modes, describe_volume, find_one_volume, wait_for_volume)
 
 try:
     from keystoneauth1 import exceptions as ksa_exceptions
@@ -246,6 +246,12 @@ class AttachmentChange:
             _done, last_seen = converge(self.conn, self.volume, self.to_attach, self.to_detach,
                                         timeout, wait, device)
             self.volume = last_seen or self.conn.block_storage.get_volume(self.volume.id)
+
+    def described_volume(self):
+        """The volume as volume_info describes it, attach modes read from Cinder (one
+        listing, only when the volume has attachments)."""
+        modes = attach_modes(self.conn, {self.volume.id}) if self.volume.attachments else {}
+        return describe_volume(self.volume, self.index.names, modes)
 
     def diff(self):
         names = self.index.names

@@ -108,9 +108,11 @@ def attach_modes(conn, volume_ids, all_projects=False):
 
     Read from /attachments/detail through the block storage proxy: it is the only
     listing that carries attach_mode, and older openstacksdk releases list the
-    summary instead.
+    summary instead. One volume is asked for by its ID (Cinder filters on it).
     """
     params = {"all_tenants": 1} if all_projects else {}
+    if len(volume_ids) == 1:
+        params["volume_id"] = next(iter(volume_ids))
     url = "/attachments/detail"
     modes = {}
     while url:

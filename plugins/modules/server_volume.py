@@ -91,20 +91,110 @@ attachment:
       description: Server ID.
       type: str
       returned: always
+    server_name:
+      description: Server name.
+      type: str
+      returned: always
+    host_name:
+      description: Compute host of the server.
+      type: str
+      returned: always
     device:
       description: Device name as Nova reported it.
+      type: str
+      returned: always
+    attach_mode:
+      description: C(rw) or C(ro), as Cinder records the attachment.
+      type: str
+      returned: always
+    attached_at:
+      description: When the attachment was made.
       type: str
       returned: always
 volume:
   description: The volume after the task, with every attachment, as M(multiattach.cloud.volume_info) describes it.
   returned: always
   type: dict
+  contains:
+    id:
+      description: "Volume ID."
+      type: str
+      returned: always
+    name:
+      description: "Volume name."
+      type: str
+      returned: always
+    status:
+      description: "Volume status (available, in-use, attaching, ...)."
+      type: str
+      returned: always
+    size:
+      description: "Size in GiB."
+      type: int
+      returned: always
+    multiattach:
+      description: "Whether several servers may attach it at once."
+      type: bool
+      returned: always
+    volume_type:
+      description: "Name of the volume type."
+      type: str
+      returned: always
+    bootable:
+      description: "Whether the volume is bootable."
+      type: bool
+      returned: always
+    availability_zone:
+      description: "Availability zone."
+      type: str
+      returned: always
+    description:
+      description: "Volume description."
+      type: str
+      returned: always
+    metadata:
+      description: "Volume metadata."
+      type: dict
+      returned: always
+    attachments:
+      description: One entry per server that holds the volume.
+      type: list
+      elements: dict
+      returned: always
+      contains:
+        attachment_id:
+          description: "Cinder attachment ID."
+          type: str
+          returned: always
+        server_id:
+          description: "ID of the server."
+          type: str
+          returned: always
+        server_name:
+          description: "Name of the server; null when the server is not visible to these credentials."
+          type: str
+          returned: always
+        host_name:
+          description: "Compute host of the server."
+          type: str
+          returned: always
+        device:
+          description: "Device name in the guest as Nova reported it."
+          type: str
+          returned: always
+        attach_mode:
+          description: "C(rw) or C(ro); null when Cinder does not show the attachment."
+          type: str
+          returned: always
+        attached_at:
+          description: "When the attachment was made."
+          type: str
+          returned: always
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
     AttachmentChange)
 from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import describe_volume
 
 
 class ServerVolumeModule(MultiattachModule):
@@ -126,7 +216,7 @@ class ServerVolumeModule(MultiattachModule):
             change.plan([s for s in change.attached if s != server_id], exclusive=True)
         change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
                          self.params["device"])
-        described = describe_volume(change.volume, change.index.names)
+        described = change.described_volume()
         attachment = next((a for a in described["attachments"] if a["server_id"] == server_id),
                           None)
         self.exit(changed=change.changed, diff=change.diff(), attachment=attachment,

@@ -96,9 +96,84 @@ EXAMPLES = r"""
 
 RETURN = r"""
 volume:
-  description: The volume after the task, as M(multiattach.cloud.volume_info) describes it; null when absent.
+  description: The volume after the task (in check mode, as it would be); null when absent.
   returned: always
   type: dict
+  contains:
+    id:
+      description: "Volume ID."
+      type: str
+      returned: always
+    name:
+      description: "Volume name."
+      type: str
+      returned: always
+    status:
+      description: "Volume status (available, in-use, attaching, ...)."
+      type: str
+      returned: always
+    size:
+      description: "Size in GiB."
+      type: int
+      returned: always
+    multiattach:
+      description: "Whether several servers may attach it at once."
+      type: bool
+      returned: always
+    volume_type:
+      description: "Name of the volume type."
+      type: str
+      returned: always
+    bootable:
+      description: "Whether the volume is bootable."
+      type: bool
+      returned: always
+    availability_zone:
+      description: "Availability zone."
+      type: str
+      returned: always
+    description:
+      description: "Volume description."
+      type: str
+      returned: always
+    metadata:
+      description: "Volume metadata."
+      type: dict
+      returned: always
+    attachments:
+      description: One entry per server that holds the volume.
+      type: list
+      elements: dict
+      returned: always
+      contains:
+        attachment_id:
+          description: "Cinder attachment ID."
+          type: str
+          returned: always
+        server_id:
+          description: "ID of the server."
+          type: str
+          returned: always
+        server_name:
+          description: "Name of the server; null here: this module does not list servers (see M(multiattach.cloud.volume_info))."
+          type: str
+          returned: always
+        host_name:
+          description: "Compute host of the server."
+          type: str
+          returned: always
+        device:
+          description: "Device name in the guest as Nova reported it."
+          type: str
+          returned: always
+        attach_mode:
+          description: "Null here: this module does not list attachments (see M(multiattach.cloud.volume_info))."
+          type: str
+          returned: always
+        attached_at:
+          description: "When the attachment was made."
+          type: str
+          returned: always
 """
 
 import time

@@ -105,15 +105,89 @@ detached:
   type: list
   elements: str
 volume:
-  description: The volume after the task, as M(multiattach.cloud.volume_info) describes it.
+  description: The volume after the task, with every attachment, as M(multiattach.cloud.volume_info) describes it.
   returned: always
   type: dict
+  contains:
+    id:
+      description: "Volume ID."
+      type: str
+      returned: always
+    name:
+      description: "Volume name."
+      type: str
+      returned: always
+    status:
+      description: "Volume status (available, in-use, attaching, ...)."
+      type: str
+      returned: always
+    size:
+      description: "Size in GiB."
+      type: int
+      returned: always
+    multiattach:
+      description: "Whether several servers may attach it at once."
+      type: bool
+      returned: always
+    volume_type:
+      description: "Name of the volume type."
+      type: str
+      returned: always
+    bootable:
+      description: "Whether the volume is bootable."
+      type: bool
+      returned: always
+    availability_zone:
+      description: "Availability zone."
+      type: str
+      returned: always
+    description:
+      description: "Volume description."
+      type: str
+      returned: always
+    metadata:
+      description: "Volume metadata."
+      type: dict
+      returned: always
+    attachments:
+      description: One entry per server that holds the volume.
+      type: list
+      elements: dict
+      returned: always
+      contains:
+        attachment_id:
+          description: "Cinder attachment ID."
+          type: str
+          returned: always
+        server_id:
+          description: "ID of the server."
+          type: str
+          returned: always
+        server_name:
+          description: "Name of the server; null when the server is not visible to these credentials."
+          type: str
+          returned: always
+        host_name:
+          description: "Compute host of the server."
+          type: str
+          returned: always
+        device:
+          description: "Device name in the guest as Nova reported it."
+          type: str
+          returned: always
+        attach_mode:
+          description: "C(rw) or C(ro); null when Cinder does not show the attachment."
+          type: str
+          returned: always
+        attached_at:
+          description: "When the attachment was made."
+          type: str
+          returned: always
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
     AttachmentChange)
 from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import describe_volume
 
 
 class VolumeAttachmentsModule(MultiattachModule):
@@ -139,7 +213,7 @@ class VolumeAttachmentsModule(MultiattachModule):
             servers=[{"server_id": s, "server_name": names.get(s), "action": a}
                      for s, a in sorted(actions.items())],
             attached=change.to_attach, detached=change.to_detach,
-            volume=describe_volume(change.volume, names))
+            volume=change.described_volume())
 
 
 def main():

@@ -24,11 +24,13 @@ def test_a_no_op_rerun_makes_a_constant_number_of_read_requests(lab):
 
     assert one == three, (one, three)
     assert {key[1] for key in three} == {"GET"}, three
-    # Besides these two reads, openstacksdk fetches the services' version documents
+    # Besides these three reads (the attachment listing gives each attachment's
+    # attach_mode), openstacksdk fetches the services' version documents
     # (GET /v3/, GET /v2.1) to negotiate microversions: constant too, counted above.
     resource_reads = {key: n for key, n in three.items() if key[2] not in ("/v3/", "/v2.1")}
     assert resource_reads == {("compute", "GET", "/v2.1/servers"): 1,
-                              ("block-storage", "GET", "/v3/volumes/detail"): 1}, three
+                              ("block-storage", "GET", "/v3/volumes/detail"): 1,
+                              ("block-storage", "GET", "/v3/attachments/detail"): 1}, three
 
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
