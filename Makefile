@@ -68,6 +68,20 @@ $(OSCLOUD_VENV)/.installed: requirements/oscloud.txt .stamps/apt
 	$(OSCLOUD_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/oscloud.txt
 	touch $@
 
+# openstack.cloud as the ansible package 13.8.0 ships it (2.6.0, the newest): the
+# comparison test and the benchmark run it beside this collection. That package needs
+# Python 3.12 for its own ansible-core; the collection runs with the one here.
+OPENSTACK_CLOUD_PACKAGE := ansible==13.8.0
+OPENSTACK_CLOUD_DIR := $(ROOT)/.cache/openstack-cloud
+OPENSTACK_CLOUD := $(OPENSTACK_CLOUD_DIR)/ansible_collections/openstack/cloud/MANIFEST.json
+$(OPENSTACK_CLOUD): tools/extract_collection.py $(VENV)/.installed
+	rm -rf $(ROOT)/.cache/wheels && mkdir -p $(ROOT)/.cache/wheels
+	$(VENV)/bin/pip download -q --disable-pip-version-check --no-deps --python-version 3.12 \
+		--only-binary=:all: -d $(ROOT)/.cache/wheels '$(OPENSTACK_CLOUD_PACKAGE)'
+	$(VENV)/bin/python tools/extract_collection.py $(ROOT)/.cache/wheels/ansible-*.whl \
+		openstack.cloud $(OPENSTACK_CLOUD_DIR)
+	rm -rf $(ROOT)/.cache/wheels
+
 $(COLLECTION_LINK):
 	mkdir -p $(dir $@)
 	ln -sfn $(ROOT) $@
@@ -134,7 +148,7 @@ MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_vol
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
 	tests/integration/test_preflight.py
 
-integration: deps $(OSCLOUD_VENV)/.installed
+integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
 	$(MAKE) cloud-up
 	status=0; $(VENV)/bin/pytest tests/integration || status=$$?; \
 	if [ $$status -eq 0 ]; then \
@@ -172,7 +186,7 @@ molecule: deps
 # Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
 BENCH_SIZES ?= 2,10,30
 BENCH_REPEAT ?= 1
-bench: deps $(OSCLOUD_VENV)/.installed
+bench: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
 	$(MAKE) cloud-up
 	mkdir -p .cache/bench
 	status=0; $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) --repeat $(BENCH_REPEAT) \

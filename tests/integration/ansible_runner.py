@@ -14,6 +14,9 @@ MODULE_VENV = Path(os.environ.get("MULTIATTACH_MODULE_VENV", str(ROOT / ".venv")
 
 
 LOCAL_INVENTORY = ROOT / "tools" / "local_cloud" / "inventory" / "hosts.yml"
+# openstack.cloud (the newest release, taken out of the `ansible` package by the
+# Makefile) beside this collection, for the tests and benchmarks that compare.
+OPENSTACK_CLOUD_COLLECTIONS = "%s:%s" % (ROOT / ".cache" / "openstack-cloud", ROOT / ".collections")
 
 
 def ansible_env(extra_env=None):

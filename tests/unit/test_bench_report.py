@@ -40,3 +40,25 @@ def test_a_rerun_that_reads_more_resources_misses_the_goal():
 
     assert "| (a) within 1.3x of the floor | 10 | 1.40x | NO |" in report
     assert "(4 of resources, the rest version discovery) | NO |" in report
+
+
+def test_every_tool_runs_untimed_once_before_the_first_timed_one(monkeypatch):
+    calls = []
+
+    class FakeLab:
+        names = ["s00", "s01", "s02"]
+        current = []
+
+        def detach_all(self):
+            calls.append("detach all")
+
+        def holders(self):
+            return []
+    for tool in "abcd":
+        monkeypatch.setitem(attach_bench.RUNNERS, tool,
+                            lambda lab, action, names, tool=tool: calls.append((tool, action, names)))
+    attach_bench.warm_up(FakeLab())
+    ran = [call for call in calls if call != "detach all"]
+    assert sorted({tool for tool, _action, _names in ran}) == ["a", "b", "c", "d"]
+    assert all(names == ["s00", "s01"] for _tool, _action, names in ran)
+    assert {action for _tool, action, _names in ran} == {"attach", "detach"}
