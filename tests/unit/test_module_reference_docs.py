@@ -1,4 +1,5 @@
 """docs/modules/*.md say what the modules' DOCUMENTATION says."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,3 +17,17 @@ def test_every_module_has_a_reference_page():
     modules = {p.stem for p in (ROOT / "plugins" / "modules").glob("*.py")}
     pages = {p.stem for p in (ROOT / "docs" / "modules").glob("*.md")}
     assert modules == pages
+
+
+def test_roles_are_referenced_as_roles_and_modules_as_modules():
+    """M() links a module; a role needs R() (ansible-doc would link a module that does not exist)."""
+    roles = {p.name for p in (ROOT / "roles").iterdir() if p.is_dir()}
+    modules = {p.stem for p in (ROOT / "plugins" / "modules").glob("*.py")}
+    wrong = []
+    for path in (ROOT / "plugins").rglob("*.py"):
+        text = path.read_text()
+        for name in re.findall(r"M\(multiattach\.cloud\.(\w+)\)", text):
+            if name not in modules:
+                wrong.append("%s: M(multiattach.cloud.%s)%s" % (
+                    path.name, name, " is a role: use R()" if name in roles else ""))
+    assert wrong == []
