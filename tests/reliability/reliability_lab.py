@@ -7,18 +7,28 @@ import multiattach_probe
 
 
 def cloud_listing(conn):
-    """What exists in the cloud, as comparable data: volumes with their attachments and
-    status, types with their specs, servers, and Cinder's attachment records."""
-    volumes = {v.id: (v.name, v.status, v.size, v.volume_type,
+    """What exists in the cloud, as comparable data: volumes with every field a module may
+    change (status, size, type, description, metadata, bootable flag, holders); every
+    volume type, private ones included, with its specs, description, visibility and
+    access list; servers; Cinder's attachment records with their mode."""
+    volumes = {v.id: (v.name, v.status, v.size, v.volume_type, v.description,
+                      tuple(sorted((v.metadata or {}).items())), str(v.is_bootable),
                       tuple(sorted(a["server_id"] for a in v.attachments)))
                for v in conn.block_storage.volumes(all_projects=True)}
-    types = {t.id: (t.name, tuple(sorted((t.extra_specs or {}).items())))
-             for t in conn.block_storage.types()}
+    types = {}
+    # is_public="None" lists private types too (the default lists only public ones).
+    for volume_type in conn.block_storage.types(is_public="None"):
+        access = () if volume_type.is_public else tuple(sorted(
+            entry["project_id"] for entry in conn.block_storage.get_type_access(volume_type)))
+        types[volume_type.id] = (volume_type.name, volume_type.description,
+                                 volume_type.is_public, access,
+                                 tuple(sorted((volume_type.extra_specs or {}).items())))
     servers = {s.id: (s.name, s.status) for s in conn.compute.servers(all_projects=True)}
     attachments = conn.block_storage.get("/attachments/detail?all_tenants=1",
                                          microversion="3.27").json()["attachments"]
     return {"volumes": volumes, "types": types, "servers": servers,
-            "attachments": sorted((a["id"], a["status"]) for a in attachments)}
+            "attachments": sorted((a["id"], a["status"], a.get("attach_mode"))
+                                  for a in attachments)}
 
 
 class Lab(multiattach_probe.Probe):

@@ -34,105 +34,228 @@ def role_task(role, variables, tasks_from="main"):
         "name": "multiattach.cloud." + role, "tasks_from": tasks_from}, "vars": variables}]
 
 
-# (id, tasks for lab names, substrings the failure message must hold)
+# (id, the collection's code path that refuses it (None: Ansible's own argument
+#  validation), tasks for lab names, substrings the failure message must hold)
 CASES = [
-    ("volume: unknown type", lambda l: module_task("volume", dict(
+    ("volume: unknown type",
+     "volume: multiattach_type, type not found",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["prefix"] + "-new", size=1, volume_type="no-such-type")),
      ["volume type 'no-such-type' does not exist"]),
-    ("volume: type without multiattach", lambda l: module_task("volume", dict(
+    ("volume: type without multiattach",
+     "volume: multiattach_type, no multiattach spec",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["prefix"] + "-new", size=1, volume_type=l["plain_type"])),
      ["multiattach"]),
-    ("volume: multiattach type with encryption", lambda l: module_task("volume", dict(
+    ("volume: multiattach type with encryption",
+     "volume: multiattach_type, encrypted",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["prefix"] + "-new", size=1, volume_type=l["encrypted_type"])),
      ["encrypt"]),
-    ("volume: shrink", lambda l: module_task("volume", dict(
+    ("volume: shrink",
+     "volume: update, smaller size",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["shared"], size=1)), ["cannot shrink"]),
-    ("volume: retype while in-use", lambda l: module_task("volume", dict(
+    ("volume: retype while in-use",
+     "volume: update, retype while attached",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["shared"], volume_type=l["other_type"])), ["in-use"]),
-    ("volume: size 0", lambda l: module_task("volume", dict(
+    ("volume: size 0",
+     "volume: run, size below 1",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["prefix"] + "-new", size=0, volume_type=l["multiattach_type"])),
      ["size must be at least 1"]),
-    ("volume: new volume without size", lambda l: module_task("volume", dict(
+    ("volume: new volume without size",
+     "volume: create, size or type missing",
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["prefix"] + "-new", volume_type=l["multiattach_type"])),
      ["does not exist, and creating it needs"]),
-    ("volume: unknown state", lambda l: module_task("volume", dict(
+    ("volume: unknown state",
+     None,
+     lambda l: module_task("volume", dict(
         ADMIN, name=l["shared"], state="gone")), ["value of state must be one of"]),
-    ("volume_type: multiattach false in extra_specs", lambda l: module_task("volume_type", dict(
+    ("volume_type: multiattach false in extra_specs",
+     "volume_types: desired_extra_specs, multiattach overridden",
+     lambda l: module_task("volume_type", dict(
         ADMIN, name=l["prefix"] + "-t", extra_specs={"multiattach": "<is> False"})),
      ["Leave multiattach out of extra_specs"]),
-    ("volume_type: projects of a public type", lambda l: module_task("volume_type", dict(
+    ("volume_type: projects of a public type",
+     "volume_type: run, projects without is_public false",
+     lambda l: module_task("volume_type", dict(
         ADMIN, name=l["prefix"] + "-t", projects=["admin"])), ["set is_public: false"]),
-    ("volume_type: unknown project", lambda l: module_task("volume_type", dict(
+    ("volume_type: unknown project",
+     "volume_type: project_ids, project not found",
+     lambda l: module_task("volume_type", dict(
         ADMIN, name=l["prefix"] + "-t", is_public=False, projects=["no-such-project"])),
      ["'no-such-project' does not exist"]),
-    ("volume_type: 403 from policy names the rule", lambda l: module_task("volume_type", dict(
+    ("volume_type: 403 from policy names the rule",
+     "errors: describe_http_error, 403 with advice",
+     lambda l: module_task("volume_type", dict(
         MEMBER, name=l["prefix"] + "-t")), ["HTTP 403", "volume_extension:type_create"]),
-    ("server_volume: unknown volume", lambda l: module_task("server_volume", dict(
+    ("server_volume: unknown volume",
+     "attachments: AttachmentChange, volume not found",
+     lambda l: module_task("server_volume", dict(
         ADMIN, volume="no-such-volume", server=l["s1"])), ["'no-such-volume' does not exist"]),
-    ("server_volume: unknown server", lambda l: module_task("server_volume", dict(
+    ("server_volume: unknown server",
+     "attachments: ServerIndex.resolve, unknown server",
+     lambda l: module_task("server_volume", dict(
         ADMIN, volume=l["shared"], server="no-such-server")),
      ["no server named or with ID no-such-server"]),
-    ("server_volume: second server on a plain volume", lambda l: module_task("server_volume", dict(
+    ("server_volume: second server on a plain volume",
+     "attachments: check_sharing_allowed",
+     lambda l: module_task("server_volume", dict(
         ADMIN, volume=l["single"], server=l["s1"])), ["is not multiattach"]),
-    ("server_volume: timeout 0", lambda l: module_task("server_volume", dict(
+    ("server_volume: timeout 0",
+     "base: timeout below 1",
+     lambda l: module_task("server_volume", dict(
         ADMIN, volume=l["shared"], server=l["s1"], timeout=0)),
      ["timeout must be at least 1"]),
-    ("volume_attachments: one unknown server among known ones", lambda l: module_task(
+    ("volume_attachments: one unknown server among known ones",
+     "attachments: ServerIndex.resolve, unknown server",
+     lambda l: module_task(
         "volume_attachments", dict(ADMIN, volume=l["shared"], servers=[l["s1"], "ghost"])),
      ["no server named or with ID ghost"]),
-    ("volume_attachments: plain volume on two servers", lambda l: module_task(
+    ("volume_attachments: plain volume on two servers",
+     "attachments: check_sharing_allowed",
+     lambda l: module_task(
         "volume_attachments", dict(ADMIN, volume=l["single"], servers=[l["s0"], l["s1"]])),
      ["is not multiattach"]),
-    ("volume_attachments: servers missing", lambda l: module_task(
+    ("volume_attachments: servers missing",
+     None,
+     lambda l: module_task(
         "volume_attachments", dict(ADMIN, volume=l["shared"])),
      ["missing required arguments: servers"]),
-    ("connection: wrong password", lambda l: module_task("volume_attachments", dict(
+    ("connection: wrong password",
+     "errors: describe_error, Unauthorized",
+     lambda l: module_task("volume_attachments", dict(
         bad_password(), volume=l["shared"], servers=[l["s0"], l["s1"]])),
      ["authentication failed", "password"]),
-    ("connection: unreachable endpoint", lambda l: module_task("server_volume", dict(
+    ("connection: unreachable endpoint",
+     "errors: describe_error, ConnectFailure",
+     lambda l: module_task("server_volume", dict(
         NOT_A_CLOUD, volume=l["shared"], server=l["s1"])), ["cannot reach the cloud"]),
-    ("connection: unknown cloud name", lambda l: module_task("volume_info", dict(
+    ("connection: unknown cloud name",
+     "errors: describe_error, ConfigException",
+     lambda l: module_task("volume_info", dict(
         cloud="no-such-cloud")), ["no-such-cloud", "clouds.yaml"]),
-    ("connection: cloud dict and region_name together", lambda l: module_task("volume_info", dict(
+    ("connection: cloud dict and region_name together",
+     "connection: connect_keywords, conflicting options",
+     lambda l: module_task("volume_info", dict(
         cloud={"auth": {}}, region_name="r1")), ["must not be set as well"]),
-    ("preflight: unknown check", lambda l: module_task("preflight", dict(
+    ("preflight: unknown check",
+     None,
+     lambda l: module_task("preflight", dict(
         ADMIN, checks=["no_such_check"])), ["checks", "no_such_check"]),
-    ("libvirt_shareable_disk: qcow2 disk", lambda l: module_task("libvirt_shareable_disk", dict(
+    ("libvirt_shareable_disk: qcow2 disk",
+     "libvirt_disks: refuse_unshareable_format, qcow2 content",
+     lambda l: module_task("libvirt_shareable_disk", dict(
         domain="any", source=l["qcow2"], target="vdb", uri="test:///default")),
      ["is a qcow2 image, not raw", "qemu-img convert -O raw"]),
-    ("libvirt_shareable_disk: format qcow2 declared", lambda l: module_task(
+    ("libvirt_shareable_disk: format qcow2 declared",
+     "libvirt_disks: refuse_unshareable_format, declared format",
+     lambda l: module_task(
         "libvirt_shareable_disk", dict(domain="any", source=l["raw"], target="vdb",
                                        format="qcow2", uri="test:///default")),
      ["format qcow2 cannot be shared"]),
-    ("libvirt_shareable_disk: missing disk file", lambda l: module_task(
+    ("libvirt_shareable_disk: missing disk file",
+     "libvirt_disks: detect_format, unreadable source",
+     lambda l: module_task(
         "libvirt_shareable_disk", dict(domain="any", source=l["raw"] + ".missing", target="vdb",
                                        uri="test:///default")), ["cannot read"]),
-    ("libvirt_shareable_disk: no target", lambda l: module_task("libvirt_shareable_disk", dict(
+    ("libvirt_shareable_disk: no target",
+     "libvirt_shareable_disk: check_input, no target",
+     lambda l: module_task("libvirt_shareable_disk", dict(
         domain="any", source=l["raw"], uri="test:///default")), ["target is needed"]),
-    ("ini_settings: a section that is not a dict", lambda l: module_task("ini_settings", dict(
+    ("ini_settings: a section that is not a dict",
+     "ini_settings: check_settings",
+     lambda l: module_task("ini_settings", dict(
         path=l["ini"], settings={"DEFAULT": "debug"})), ["DEFAULT"]),
-    ("cinder_multiattach: backends not a dict", lambda l: role_task("cinder_multiattach", dict(
+    ("cinder_multiattach: backends not a dict",
+     None,
+     lambda l: role_task("cinder_multiattach", dict(
         l["cinder_files"], cinder_multiattach_backends="lvm")), ["cinder_multiattach_backends"]),
-    ("cinder_multiattach: backend without volume_driver", lambda l: role_task(
+    ("cinder_multiattach: backend without volume_driver",
+     "cinder_multiattach: validate.yml, backend without volume_driver",
+     lambda l: role_task(
         "cinder_multiattach", dict(l["cinder_files"], cinder_multiattach_backends={
             "b1": {"volume_backend_name": "b1"}})), ["has no volume_driver"]),
-    ("cinder_multiattach: a wait timeout that is not a number", lambda l: role_task(
+    ("cinder_multiattach: a wait timeout that is not a number",
+     None,
+     lambda l: role_task(
         "cinder_multiattach", dict(l["cinder_files"], cinder_multiattach_wait_timeout="soon")),
      ["cinder_multiattach_wait_timeout"]),
-    ("cinder_multiattach: unknown restart mechanism", lambda l: role_task(
+    ("cinder_multiattach: unknown restart mechanism",
+     None,
+     lambda l: role_task(
         "cinder_multiattach", dict(l["cinder_files"], cinder_multiattach_restart_mechanism="magic")),
      ["cinder_multiattach_restart_mechanism", "magic"]),
-    ("compute_shareable_disks: unknown service mechanism", lambda l: role_task(
+    ("compute_shareable_disks: unknown service mechanism",
+     None,
+     lambda l: role_task(
         "compute_shareable_disks", {"compute_shareable_disks_service_mechanism": "magic"}),
      ["compute_shareable_disks_service_mechanism", "magic"]),
-    ("clustered_fs: unknown filesystem type", lambda l: role_task(
+    ("clustered_fs: unknown filesystem type",
+     None,
+     lambda l: role_task(
         "clustered_fs", {"clustered_fs_type": "xfs"}), ["clustered_fs_type", "xfs"]),
-    ("clustered_fs: empty device", lambda l: role_task(
+    ("clustered_fs: empty device",
+     "clustered_fs: validate.yml, empty device",
+     lambda l: role_task(
         "clustered_fs", {"clustered_fs_device": "", "clustered_fs_group": "all"},
         tasks_from="validate"), ["clustered_fs_device"]),
-    ("clustered_fs: a disk that holds ext4", lambda l: role_task(
+    ("clustered_fs: a disk that holds ext4",
+     "clustered_fs: filesystem.yml, existing signature",
+     lambda l: role_task(
         "clustered_fs", {"clustered_fs_device": l["ext4_loop"], "clustered_fs_group": "all"},
         tasks_from="filesystem"), ["TYPE=ext4", "never formats a disk that holds data"]),
+    ("volume: an existing plain volume without a type",
+     "volume: run, existing volume not multiattach",
+     lambda l: module_task("volume", dict(ADMIN, name=l["single"], size=3)),
+     ["is not multiattach", "give volume_type"]),
+    ("volume: delete while servers hold it",
+     "volume: absent, attached",
+     lambda l: module_task("volume", dict(ADMIN, name=l["shared"], state="absent")),
+     ["is attached to", "detach it first"]),
+    ("volume_type: delete a type that volumes use",
+     "volume_type: absent, type in use",
+     lambda l: module_task("volume_type", dict(ADMIN, name=l["multiattach_type"], state="absent")),
+     ["still used by", "Delete or retype them first"]),
+    ("volume_type: an existing type with encryption",
+     "volume_type: update, encrypted type",
+     lambda l: module_task("volume_type", dict(ADMIN, name=l["encrypted_type"])),
+     ["has an encryption spec"]),
+    ("volume_type: backend and extra_specs disagree",
+     "volume_types: desired_extra_specs, backend given twice",
+     lambda l: module_task("volume_type", dict(ADMIN, name=l["prefix"] + "-t", backend="fake-1",
+                                               extra_specs={"volume_backend_name": "other"})),
+     ["give the backend once"]),
+    ("volume_type: a private type for an unknown project",
+     "volume_type: project_ids before a private type is created",
+     lambda l: module_task("volume_type", dict(ADMIN, name=l["prefix"] + "-private",
+                                               is_public=False, projects=["demo", "nobody"])),
+     ["'nobody' does not exist"]),
+    ("libvirt_shareable_disk: unknown domain",
+     "libvirt_shareable_disk: lookup_domain, no such domain",
+     lambda l: module_task("libvirt_shareable_disk", dict(
+         domain="no-such-domain", source=l["raw"], target="vdb", uri="test:///default")),
+     ["libvirt has no domain named no-such-domain"]),
+    ("libvirt_host_info: probe into /",
+     "libvirt_host: direct_io_supported, root directory",
+     lambda l: module_task("libvirt_host_info", dict(instances_path="/", uri="test:///default")),
+     ["instances_path is /"]),
+    ("libvirt_host_info: malformed minimum version",
+     "libvirt_host_info: run, unparsable version",
+     lambda l: module_task("libvirt_host_info", dict(min_qemu_version="two", uri="test:///default")),
+     ["'two' is not a version"]),
+    ("ini_settings: an option name with =",
+     "ini_file: validate_name",
+     lambda l: module_task("ini_settings", dict(path=l["ini"], settings={"DEFAULT": {"a=b": 1}})),
+     ["cannot be written to an INI file"]),
+    ("ini_settings: a missing file without create",
+     "ini_settings: read_text, missing file",
+     lambda l: module_task("ini_settings", dict(path=l["ini"] + ".missing", create=False,
+                                                settings={"DEFAULT": {"debug": True}})),
+     ["does not exist; create it first"]),
 ]
 
 
@@ -173,7 +296,7 @@ def digests(paths):
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_fails_clearly_and_leaves_nothing_behind(admin_cloud, inputs, case):
-    _name, make_tasks, expected = case
+    _name, _path, make_tasks, expected = case
     values, local_files = inputs
     before, files_before = cloud_listing(admin_cloud), digests(local_files)
 
@@ -188,5 +311,38 @@ def test_bad_input_fails_clearly_and_leaves_nothing_behind(admin_cloud, inputs, 
     assert digests(local_files) == files_before
 
 
-def test_there_are_at_least_25_cases():
-    assert len(CASES) >= 25
+def test_at_least_25_distinct_code_paths_of_the_collection_are_refused():
+    """Cases of Ansible's own argument validation (path None) do not count."""
+    paths = {path for _name, path, _tasks, _expected in CASES if path}
+    assert len(paths) >= 25, sorted(paths)
+
+
+def test_the_listing_sees_every_change_a_module_could_make(admin_cloud, lab):
+    """The comparison above can fail: each change a module could make shows in the listing."""
+    storage = admin_cloud.block_storage
+    volume = storage.find_volume(lab["single"], ignore_missing=False)
+
+    def private():
+        return next(t for t in storage.types(is_public="None")
+                    if t.name == lab["prefix"] + "-seen")
+    changes = [
+        ("a private type", lambda: storage.create_type(name=lab["prefix"] + "-seen",
+                                                       is_public=False)),
+        ("its access list", lambda: storage.add_type_access(
+            private(), admin_cloud.current_project_id)),
+        ("volume metadata", lambda: storage.set_volume_metadata(volume, seen="yes")),
+        ("volume description", lambda: storage.update_volume(volume, description="seen")),
+        ("bootable flag", lambda: storage.set_volume_bootable_status(volume, True)),
+    ]
+    try:
+        for what, make_change in changes:
+            before = cloud_listing(admin_cloud)
+            make_change()
+            assert cloud_listing(admin_cloud) != before, "the listing misses %s" % what
+    finally:
+        storage.delete_volume_metadata(volume, keys=["seen"])
+        storage.update_volume(volume, description=None)
+        storage.set_volume_bootable_status(volume, False)
+        for volume_type in storage.types(is_public="None"):
+            if volume_type.name == lab["prefix"] + "-seen":
+                storage.delete_type(volume_type)
