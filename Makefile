@@ -29,23 +29,38 @@ export PATH := $(VENV)/bin:$(PATH)
 LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
 
-.PHONY: help deps demo test unit sanity lint integration molecule bench reliability \
-	cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs
+.PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
+	faults molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs
 
 help:
-	@echo "make demo          local cloud up, the collection's playbooks run against it"
-	@echo "make test          unit tests, sanity, ansible-lint, integration, reliability (fast), molecule"
-	@echo "make cloud-up      start the local cloud, multiattach switched by the cinder_multiattach role"
-	@echo "                   (MULTIATTACH=on|off, default on; also switches a running cloud)"
-	@echo "make cloud-down    stop every process the local cloud started"
-	@echo "make molecule      two libvirt guests share one disk with OCFS2 (MOLECULE_FS=gfs2 for GFS2)"
-	@echo "make reliability   stop cinder-volume, nova-compute, RabbitMQ under the modules (slow)"
-	@echo "make bench         time and count API requests: this collection, openstack.cloud, the SDK floor"
-	@echo "                   (BENCH_SIZES=2,10,30 BENCH_REPEAT=1); report in .cache/bench/report.md"
-	@echo "make cloud-status  list the local cloud's processes"
-	@echo "make cloud-clean   stop the local cloud and delete its state"
-	@echo "make build         build the collection tarball"
-	@echo "make docs          regenerate docs/modules/ from the modules' DOCUMENTATION"
+	@echo "The main job and every test:"
+	@echo "  make demo                    local cloud up, the collection's playbooks run against it"
+	@echo "  make test                    unit sanity lint integration integration-oldest-sdk"
+	@echo "                               reliability faults molecule, in that order (CI runs it)"
+	@echo "Each part of make test alone (those that need the local cloud start it and stop it"
+	@echo "again, or use it as it is when it is up):"
+	@echo "  make unit                    pytest tests/unit"
+	@echo "  make sanity                  ansible-test sanity, without Docker"
+	@echo "  make lint                    ansible-lint, production profile"
+	@echo "  make integration             the modules, roles and playbooks against the local cloud"
+	@echo "  make integration-oldest-sdk  the module tests with openstacksdk 4.14.0"
+	@echo "  make reliability             bad input, secrets with -vvv, concurrent runs"
+	@echo "  make faults                  cinder-volume, nova-compute, RabbitMQ, the controller"
+	@echo "                               killed while the modules work (slow)"
+	@echo "  make molecule                two libvirt guests share one disk with OCFS2"
+	@echo "                               (MOLECULE_FS=gfs2 for GFS2)"
+	@echo "The local cloud:"
+	@echo "  make cloud-up                start it, multiattach switched by the cinder_multiattach role"
+	@echo "                               (MULTIATTACH=on|off, default on; also switches a running cloud)"
+	@echo "  make cloud-down              stop every process it started"
+	@echo "  make cloud-status            list its processes"
+	@echo "  make cloud-clean             stop it and delete its state"
+	@echo "Benchmarks, packaging, docs:"
+	@echo "  make bench                   time and count API requests: this collection, openstack.cloud,"
+	@echo "                               the SDK floor (BENCH_SIZES=2,10,30 BENCH_REPEAT=1);"
+	@echo "                               report in .cache/bench/report.md"
+	@echo "  make build                   build the collection tarball into .cache/build/"
+	@echo "  make docs                    regenerate docs/modules/ from the modules' DOCUMENTATION"
 
 # --- installs ---------------------------------------------------------------
 
@@ -118,9 +133,13 @@ demo: cloud-base
 # pytest exits 5 when it ran no test; make stops on any non-zero exit, so
 # "no tests ran" fails the build instead of passing silently.
 
+# The cloud goes up once for the four steps that use it, and down before molecule
+# (whose guests need the memory); each step also runs alone (tools/with-cloud.sh).
 test: deps
 	$(MAKE) unit sanity lint
-	$(MAKE) integration
+	$(MAKE) cloud-up
+	$(MAKE) integration integration-oldest-sdk reliability faults || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) cloud-down
 	$(MAKE) molecule
 
 unit: deps
@@ -142,36 +161,27 @@ sanity: deps $(GET_PIP_STANDIN)
 lint: deps
 	$(VENV)/bin/ansible-lint --profile production
 
-# The module tests run twice: with the newest openstacksdk (.venv) and with the
-# oldest the collection declares (4.14.0, in .venv-oscloud).
+WITH_CLOUD := tools/with-cloud.sh
+
+integration: deps $(OPENSTACK_CLOUD)
+	$(WITH_CLOUD) $(VENV)/bin/pytest tests/integration
+
+# The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
 MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_volume.py \
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
 	tests/integration/test_preflight.py
+integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed
+	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest $(MODULE_TESTS)
 
-integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
-	$(MAKE) cloud-up
-	status=0; $(VENV)/bin/pytest tests/integration || status=$$?; \
-	if [ $$status -eq 0 ]; then \
-		echo "== module tests again with the oldest declared openstacksdk (4.14.0) =="; \
-		MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest $(MODULE_TESTS) || status=$$?; \
-	fi; \
-	if [ $$status -eq 0 ]; then \
-		echo "== reliability: bad input, secrets, concurrency =="; \
-		$(VENV)/bin/pytest tests/reliability --ignore=$(FAULT_TESTS) || status=$$?; \
-	fi; \
-	if [ $$status -eq 0 ]; then \
-		echo "== reliability: faults (services stopped and restarted; last, they shake the cloud) =="; \
-		$(VENV)/bin/pytest $(FAULT_TESTS) || status=$$?; \
-	fi; \
-	$(MAKE) cloud-down; exit $$status
-
-# Services stopped and restarted under the modules (RPC timeouts make them slow):
-# the last step of make integration, or alone with make reliability.
+# Bad input, secrets, concurrency.
 FAULT_TESTS := tests/reliability/test_faults.py
 reliability: deps
-	$(MAKE) cloud-up
-	status=0; $(VENV)/bin/pytest $(FAULT_TESTS) || status=$$?; \
-	$(MAKE) cloud-down; exit $$status
+	$(WITH_CLOUD) $(VENV)/bin/pytest tests/reliability --ignore=$(FAULT_TESTS)
+
+# Services killed and restarted under the modules (RPC timeouts make them slow; last,
+# they shake the cloud).
+faults: deps
+	$(WITH_CLOUD) $(VENV)/bin/pytest $(FAULT_TESTS)
 
 # Two libvirt guests share one raw disk with a cluster filesystem (molecule/shared_disk).
 # molecule destroys the lab (guests, network, daemons) also when a step fails.
@@ -186,15 +196,13 @@ molecule: deps
 # Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
 BENCH_SIZES ?= 2,10,30
 BENCH_REPEAT ?= 1
-bench: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
-	$(MAKE) cloud-up
+bench: deps $(OPENSTACK_CLOUD)
 	mkdir -p .cache/bench
-	status=0; $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) --repeat $(BENCH_REPEAT) \
-		--json .cache/bench/attach.json > .cache/bench/attach.md || status=$$?; \
-	$(MAKE) cloud-down; \
+	$(WITH_CLOUD) $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) \
+		--repeat $(BENCH_REPEAT) --json .cache/bench/attach.json > .cache/bench/attach.md
 	$(VENV)/bin/python tests/bench/vm_phases.py $$(ls .cache/molecule/phases-*.json 2>/dev/null) \
-		> .cache/bench/vm.md; \
-	cat .cache/bench/attach.md .cache/bench/vm.md | tee .cache/bench/report.md; exit $$status
+		> .cache/bench/vm.md
+	cat .cache/bench/attach.md .cache/bench/vm.md | tee .cache/bench/report.md
 
 # --- packaging and docs -------------------------------------------------------
 

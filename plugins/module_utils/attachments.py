@@ -11,6 +11,8 @@ refusals, and only those, are retried until the timeout.
 
 from __future__ import annotations
 
+import calendar
+import datetime
 import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
@@ -27,6 +29,9 @@ except ImportError:  # reported by the module base before any call
     sdk_exceptions = None
 
 MULTIATTACH_MICROVERSION = "2.60"
+# A volume `detaching` unchanged for longer than this was left by a detach whose compute
+# service died: twice oslo.messaging's default RPC timeout (60 s).
+ABANDONED_AFTER = 120
 # Nova's HTTP 400 when it already has a block device mapping of the volume on the server.
 ALREADY_ATTACHED = "already attached"
 # Texts of Nova's HTTP 400 while Cinder works on another attach or detach of the volume.
@@ -35,6 +40,20 @@ TRANSIENT_REFUSALS = (
     "Volume status must be 'in-use' and attach_status must be 'attached' to detach",
     "is attaching", "is detaching", "status is attaching", "status is detaching",
 )
+
+
+def _seconds_since(timestamp):
+    """Seconds since Cinder's UTC timestamp (2026-11-23T09:47:19.000000); 0 if unreadable."""
+    try:
+        then = datetime.datetime.strptime(str(timestamp).split(".")[0].rstrip("Z"),
+                                          "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return 0
+    return time.time() - calendar.timegm(then.timetuple())
+
+
+def _abandoned(volume):
+    return volume.status == "detaching" and _seconds_since(volume.updated_at) >= ABANDONED_AFTER
 
 
 def plan(attached_ids, wanted_ids, exclusive):
@@ -114,6 +133,7 @@ class AttachmentWorker:
         self.timeout = timeout
         self.wait = wait
         self.retries = 0
+        self.rolled_back = 0  # abandoned detaches rolled back (_roll_back_abandoned_detach)
         self.last_seen = None  # the volume as the last wait read it
 
     def _call(self, method, path, **kwargs):
@@ -140,9 +160,29 @@ class AttachmentWorker:
             except sdk_exceptions.HttpException as error:
                 if not _is_transient(error) or time.time() + delay > self.deadline:
                     raise
+                if self._roll_back_abandoned_detach():
+                    continue
                 self.retries += 1
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
+
+    def _roll_back_abandoned_detach(self):
+        """Put a volume that an abandoned detach left `detaching` back to `in-use`.
+
+        Nova marks the volume `detaching` before its compute service detaches it, and
+        rolls that back when the detach fails; when the compute service dies in between,
+        nothing does, and Cinder refuses every further attach and detach of the volume.
+        Once the volume has not changed for longer than any RPC timeout, no detach is
+        under way: Cinder's roll_detaching (Nova's own rollback) makes it usable again,
+        and the detach that is wanted is asked for anew.
+        """
+        if not _abandoned(self.conn.block_storage.get_volume(self.volume_id)):
+            return False
+        response = self.conn.block_storage.post("/volumes/%s/action" % self.volume_id,
+                                                json={"os-roll_detaching": {}})
+        sdk_exceptions.raise_from_response(response)
+        self.rolled_back += 1
+        return True
 
     def attach(self, server_id, device=None):
         body = {"volumeId": self.volume_id}
@@ -177,9 +217,11 @@ class AttachmentWorker:
             return  # gone already: what we wanted
         if self.wait:
             # Only this server's attachment goes; the volume stays in-use for the others.
-            self.wait_for(lambda v: server_id not in attached_server_ids(v)
-                          and v.status in ("available", "in-use"),
-                          "server %s's attachment to go" % server_id)
+            volume = self.wait_for(lambda v: _abandoned(v) or (
+                server_id not in attached_server_ids(v) and v.status in ("available", "in-use")),
+                "server %s's attachment to go" % server_id)
+            if _abandoned(volume) and self._roll_back_abandoned_detach():
+                self.detach(server_id)
 
     def wait_for(self, condition, what):
         self.last_seen = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
@@ -202,7 +244,7 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
         for server_id in to_attach:
             worker.attach(server_id, device)
             done.append((server_id, "attached"))
-        return done, worker.last_seen
+        return done, worker.last_seen, worker.rolled_back
     except ModuleFailure as failure:
         failure.result.setdefault("done", [{"server_id": s, "action": a} for s, a in done])
         raise
@@ -231,6 +273,7 @@ class AttachmentChange:
         self.index = ServerIndex(conn)
         self.attached = attached_server_ids(self.volume)
         self.to_attach, self.to_detach, self.final = [], [], list(self.attached)
+        self.warnings = []
 
     @property
     def changed(self):
@@ -243,9 +286,15 @@ class AttachmentChange:
 
     def carry_out(self, check_mode, timeout, wait, device=None):
         if self.changed and not check_mode:
-            _done, last_seen = converge(self.conn, self.volume, self.to_attach, self.to_detach,
-                                        timeout, wait, device)
+            _done, last_seen, rolled_back = converge(self.conn, self.volume, self.to_attach,
+                                                     self.to_detach, timeout, wait, device)
             self.volume = last_seen or self.conn.block_storage.get_volume(self.volume.id)
+            if rolled_back:
+                self.warnings.append(
+                    "volume %s was left 'detaching' by a detach whose compute service died (no "
+                    "change for %d s); it was rolled back to in-use (Cinder's roll_detaching, as "
+                    "Nova does for a failed detach) and the detach asked for again"
+                    % (self.volume.name or self.volume.id, ABANDONED_AFTER))
 
     def described_volume(self):
         """The volume as volume_info describes it, attach modes read from Cinder (one

@@ -25,6 +25,12 @@ notes:
     process that imports openstacksdk, signs in and discovers the API versions
     again, about 1.5 s per server on top of the attach itself on the local
     cloud; one task pays that once (see docs/benchmarks.md).
+  - A volume left C(detaching) by a detach whose compute service died (Nova
+    marks it before its compute service detaches, and nothing rolls it back
+    then) refuses every attach and detach. Once such a volume has not changed
+    for 120 s, longer than any RPC timeout, the module rolls it back to
+    C(in-use) with Cinder's C(roll_detaching) action (what Nova does for a
+    detach that fails), warns, and asks for the wanted detach again.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -216,6 +222,8 @@ class ServerVolumeModule(MultiattachModule):
             change.plan([s for s in change.attached if s != server_id], exclusive=True)
         change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
                          self.params["device"])
+        for warning in change.warnings:
+            self.ansible.warn(warning)
         described = change.described_volume()
         attachment = next((a for a in described["attachments"] if a["server_id"] == server_id),
                           None)

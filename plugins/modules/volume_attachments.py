@@ -26,6 +26,12 @@ description:
     them whatever the number of servers (the servers are listed once).
   - Sharing a volume is safe only with a cluster filesystem (OCFS2, GFS2) on
     it; an ordinary filesystem written by two servers is lost.
+  - A volume left C(detaching) by a detach whose compute service died (Nova
+    marks it before its compute service detaches, and nothing rolls it back
+    then) refuses every attach and detach. Once such a volume has not changed
+    for 120 s, longer than any RPC timeout, the module rolls it back to
+    C(in-use) with Cinder's C(roll_detaching) action (what Nova does for a
+    detach that fails), warns, and asks for the wanted detach again.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -205,6 +211,8 @@ class VolumeAttachmentsModule(MultiattachModule):
         wanted = sorted(set(change.index.resolve(self.params["servers"]).values()))
         change.plan(wanted, self.params["exclusive"])
         change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"])
+        for warning in change.warnings:
+            self.ansible.warn(warning)
         actions = dict([(s, "unchanged") for s in wanted if s in change.attached]
                        + [(s, "attached") for s in change.to_attach]
                        + [(s, "detached") for s in change.to_detach])

@@ -54,6 +54,49 @@ def run_ansible_playbook(arguments, check=False, diff=False, extra_env=None, ver
     return results, completed
 
 
+def write_playbook(tasks):
+    """A playbook file of TASKS on localhost; the caller removes it."""
+    play = [{"name": "integration test", "hosts": "localhost", "connection": "local",
+             "gather_facts": False, "tasks": tasks}]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
+        yaml.safe_dump(play, handle)
+    return handle.name
+
+
+class RunningPlaybook:
+    """ansible-playbook of TASKS started in the background, in a process group of its
+    own (so that the controller and the module it runs can be killed together)."""
+
+    def __init__(self, tasks, venv=MODULE_VENV):
+        self.playbook = write_playbook(tasks)
+        self.process = subprocess.Popen(
+            [str(venv / "bin" / "ansible-playbook"), self.playbook], env=ansible_env(),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT),
+            start_new_session=True)
+
+    def running(self):
+        return self.process.poll() is None
+
+    def kill(self):
+        """SIGKILL to ansible-playbook and every process it started."""
+        os.killpg(self.process.pid, 9)
+        self.process.communicate()
+        os.unlink(self.playbook)
+
+    def finish(self, timeout=900):
+        """(results, stdout + stderr) once it has ended."""
+        try:
+            stdout, stderr = self.process.communicate(timeout=timeout)
+        finally:
+            os.unlink(self.playbook)
+        try:
+            results = json.loads(stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise AssertionError("ansible-playbook printed no results:\n%s\n%s"
+                                 % (stdout, stderr)) from None
+        return results, stdout + stderr
+
+
 def run_playbook(tasks, **options):
     """Run TASKS (a list of task dicts) on localhost; return (results, completed process).
 
@@ -62,11 +105,7 @@ def run_playbook(tasks, **options):
 
     results: one dict per task in order, the module's result plus `_task` (its name).
     """
-    play = [{"name": "integration test", "hosts": "localhost", "connection": "local",
-             "gather_facts": False, "tasks": tasks}]
-    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
-        yaml.safe_dump(play, handle)
-        playbook = handle.name
+    playbook = write_playbook(tasks)
     try:
         return run_ansible_playbook([playbook], **options)
     finally:

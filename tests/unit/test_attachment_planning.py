@@ -112,3 +112,20 @@ def test_an_attachment_change_for_a_missing_volume_names_it():
     conn.block_storage.volumes = lambda **query: []
     with pytest.raises(ModuleFailure, match="volume 'ghost' does not exist"):
         attachments.AttachmentChange(conn, "ghost")
+
+
+def test_a_volume_detaching_unchanged_past_every_rpc_timeout_is_abandoned():
+    from types import SimpleNamespace
+    import time as clock
+    from ansible_collections.multiattach.cloud.plugins.module_utils import attachments
+
+    def stamp(seconds_ago):
+        return clock.strftime("%Y-%m-%dT%H:%M:%S.000000", clock.gmtime(clock.time() - seconds_ago))
+    old = SimpleNamespace(status="detaching", updated_at=stamp(attachments.ABANDONED_AFTER + 5))
+    recent = SimpleNamespace(status="detaching", updated_at=stamp(10))
+    attached = SimpleNamespace(status="in-use", updated_at=stamp(3600))
+    unreadable = SimpleNamespace(status="detaching", updated_at=None)
+    assert attachments._abandoned(old)  # pylint: disable=protected-access
+    assert not attachments._abandoned(recent)  # pylint: disable=protected-access
+    assert not attachments._abandoned(attached)  # pylint: disable=protected-access
+    assert not attachments._abandoned(unreadable)  # pylint: disable=protected-access
