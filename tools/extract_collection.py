@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Take one collection out of a wheel of the `ansible` package, for ansible-core to load.
 
     extract_collection.py WHEEL NAMESPACE.NAME DEST

@@ -45,7 +45,7 @@ TRANSIENT_REFUSALS = (
 def _seconds_since(timestamp):
     """Seconds since Cinder's UTC timestamp (2026-11-23T09:47:19.000000); 0 if unreadable."""
     try:
-        then = datetime.datetime.strptime(str(timestamp).split(".")[0].rstrip("Z"),
+        then = datetime.datetime.strptime(str(timestamp).split(".", maxsplit=1)[0].rstrip("Z"),
                                           "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         return 0

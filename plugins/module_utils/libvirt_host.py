@@ -114,8 +114,8 @@ def direct_io_supported(directory, write=True):
         return False, "%s does not exist or is not a directory" % directory
     if os.path.realpath(directory) == "/":
         raise HostCheckError("instances_path is /, and the O_DIRECT probe writes a file there: "
-                         "give Nova's instances directory (nova.conf [DEFAULT] instances_path) "
-                         "or set probe_o_direct: false")
+                             "give Nova's instances directory (nova.conf [DEFAULT] "
+                             "instances_path) or set probe_o_direct: false")
     if not write:
         return _direct_read_probe(directory)
     path = os.path.join(directory, ".multiattach-odirect-probe.%d" % os.getpid())

@@ -74,11 +74,12 @@ def test_openstack_cloud_detach_waits_for_available_while_another_server_holds_i
         assert not multiattach_server_volume(server, volume).get("failed")
 
     # Its own timeout (10 s) does not end the wait: Ansible's task timeout has to.
-    results, _completed = run_playbook([{
-        "name": "detach", "timeout": TASK_TIMEOUT, "ignore_errors": True,
-        "openstack.cloud.server_volume": {"cloud": "local-admin", "server": first,
-                                          "volume": volume, "state": "absent", "timeout": 10}}],
-        venv=SDK_VENVS["newest openstacksdk"],
+    task = {"name": "detach", "timeout": TASK_TIMEOUT, "ignore_errors": True,
+            "openstack.cloud.server_volume": {"cloud": "local-admin", "server": first,
+                                              "volume": volume, "state": "absent",
+                                              "timeout": 10}}
+    results, _completed = run_playbook(
+        [task], venv=SDK_VENVS["newest openstacksdk"],
         extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS})
     detach = results[0]
 
