@@ -163,7 +163,7 @@ lint: deps
 
 WITH_CLOUD := tools/with-cloud.sh
 
-integration: deps $(OPENSTACK_CLOUD)
+integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
 	$(WITH_CLOUD) $(VENV)/bin/pytest tests/integration
 
 # The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
