@@ -55,7 +55,7 @@ def open_libvirt(uri, read_only=True):
     except libvirt.libvirtError as error:
         raise LibvirtUnavailable(
             "cannot connect to libvirt at %s: %s. Start libvirtd (and virtlogd) or fix the URI"
-            % (uri, error.get_error_message() or error)) from None
+            % (uri, libvirt_error_text(error))) from None
 
 
 class LibvirtUnavailable(Exception):
@@ -68,8 +68,7 @@ class HostCheckError(ValueError):
 
 def libvirt_error_text(error):
     """A libvirtError as one line: libvirt's own message, then the exception's."""
-    return (error.get_error_message() if hasattr(error, "get_error_message") else None) \
-        or str(error)
+    return error.get_error_message() or str(error)
 
 
 def libvirt_versions(conn):
@@ -119,26 +118,36 @@ def direct_io_supported(directory, write=True):
     if not write:
         return _direct_read_probe(directory)
     path = os.path.join(directory, ".multiattach-odirect-probe.%d" % os.getpid())
-    buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)  # page aligned, as O_DIRECT needs
     try:
-        buffer.write(b"multiattach" * (DIRECT_IO_BLOCK // 11) + b"\0" * (DIRECT_IO_BLOCK % 11))
-        descriptor = os.open(path, os.O_CREAT | os.O_RDWR | os.O_DIRECT, 0o600)
-        try:
-            os.write(descriptor, buffer)
-            os.lseek(descriptor, 0, os.SEEK_SET)
-            os.readv(descriptor, [buffer])
-        finally:
-            os.close(descriptor)
+        _direct_io(path, os.O_CREAT | os.O_RDWR, write=True)
     except OSError as error:
         return _refusal(directory, error)
     finally:
-        buffer.close()
         try:
             os.unlink(path)
         except OSError:
             pass
     return True, ("an O_DIRECT write and read of %d bytes in %s worked"
                   % (DIRECT_IO_BLOCK, directory))
+
+
+def _direct_io(path, flags, write):
+    """Open PATH with O_DIRECT and FLAGS; with WRITE write one block first; read one block."""
+    buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)  # page aligned, as O_DIRECT needs
+    try:
+        if write:
+            buffer.write(b"multiattach" * (DIRECT_IO_BLOCK // 11)
+                         + b"\0" * (DIRECT_IO_BLOCK % 11))
+        descriptor = os.open(path, flags | os.O_DIRECT, 0o600)
+        try:
+            if write:
+                os.write(descriptor, buffer)
+                os.lseek(descriptor, 0, os.SEEK_SET)
+            os.readv(descriptor, [buffer])
+        finally:
+            os.close(descriptor)
+    finally:
+        buffer.close()
 
 
 def _refusal(directory, error):
@@ -172,17 +181,10 @@ def _direct_read_probe(directory):
     if path is None:
         return None, ("not probed: check mode writes no probe file, and %s holds no file of "
                       "%d bytes or more to read with O_DIRECT" % (directory, DIRECT_IO_BLOCK))
-    buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECT)
-        try:
-            os.readv(descriptor, [buffer])
-        finally:
-            os.close(descriptor)
+        _direct_io(path, os.O_RDONLY, write=False)
     except OSError as error:
         return _refusal(directory, error)
-    finally:
-        buffer.close()
     return True, "an O_DIRECT read of %d bytes of %s worked" % (DIRECT_IO_BLOCK, path)
 
 

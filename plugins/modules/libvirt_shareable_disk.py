@@ -160,7 +160,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_disks im
     DiskError, describe, differences, disk_on_target, disk_xml, element_text, find_disk,
     refuse_unshareable_format, source_kind)
 from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_host import (
-    LIBVIRT_IMPORT_ERROR, LibvirtUnavailable, libvirt, open_libvirt)
+    LIBVIRT_IMPORT_ERROR, LibvirtUnavailable, libvirt, libvirt_error_text, open_libvirt)
 
 POLL_SECONDS = 0.5
 
@@ -320,7 +320,7 @@ def main():
     except DiskError as error:
         module.fail_json(msg=str(error), changed=False)
     except libvirt.libvirtError as error:
-        module.fail_json(msg="libvirt refused: %s" % (error.get_error_message() or error),
+        module.fail_json(msg="libvirt refused: %s" % libvirt_error_text(error),
                          changed=False)
     finally:
         conn.close()
