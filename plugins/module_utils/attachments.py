@@ -5,8 +5,10 @@
 
 Nova attaches a volume that is already attached only at compute API 2.60 or
 later. Cinder takes one attach or detach of a volume at a time and refuses a
-concurrent one with HTTP 400 while the volume is attaching or detaching; those
-refusals, and only those, are retried until the timeout.
+concurrent one with HTTP 400 while the volume is attaching or detaching; Nova refuses
+a detach with HTTP 409 while the server's compute service is down (also in the minute
+after a restart, until it reports again). Those refusals, and only those, are retried
+until the timeout.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
     ModuleFailure, describe_error)
 from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
 from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    POLL_SECONDS, attach_modes, describe_volume, find_one_volume, wait_for_volume)
+    ATTACHMENTS_MICROVERSION, POLL_SECONDS, attach_modes, attachment_records, describe_volume,
+    find_one_volume, wait_for_volume)
 
 try:
     from keystoneauth1 import exceptions as ksa_exceptions
@@ -29,9 +32,11 @@ except ImportError:  # reported by the module base before any call
     sdk_exceptions = None
 
 MULTIATTACH_MICROVERSION = "2.60"
-# A volume `detaching` unchanged for longer than this was left by a detach whose compute
-# service died: twice oslo.messaging's default RPC timeout (60 s).
+# A volume in transition (reserved, attaching, detaching) unchanged for longer than this was
+# left by an attach or detach whose compute service died: twice oslo.messaging's default
+# RPC timeout (60 s).
 ABANDONED_AFTER = 120
+ABANDONED_ATTACH_STATES = ("reserved", "attaching")
 # Nova's HTTP 400 when it already has a block device mapping of the volume on the server.
 ALREADY_ATTACHED = "already attached"
 # Texts of Nova's HTTP 400 while Cinder works on another attach or detach of the volume.
@@ -40,6 +45,8 @@ TRANSIENT_REFUSALS = (
     "Volume status must be 'in-use' and attach_status must be 'attached' to detach",
     "is attaching", "is detaching", "status is attaching", "status is detaching",
 )
+# Nova's HTTP 409 text when the compute service of the server is down (it hides the host).
+COMPUTE_SERVICE_DOWN = "Service is unavailable at this time"
 
 
 def _seconds_since(timestamp):
@@ -53,7 +60,9 @@ def _seconds_since(timestamp):
 
 
 def _abandoned(volume):
-    return volume.status == "detaching" and _seconds_since(volume.updated_at) >= ABANDONED_AFTER
+    """The volume sits in a transition longer than any service takes: none works on it."""
+    return volume.status in ("detaching",) + ABANDONED_ATTACH_STATES and \
+        _seconds_since(volume.updated_at) >= ABANDONED_AFTER
 
 
 def plan(attached_ids, wanted_ids, exclusive):
@@ -117,10 +126,18 @@ class ServerIndex:
         return resolved
 
 
+def _error_text(error):
+    return "%s %s" % (getattr(error, "details", "") or "", error)
+
+
+def _compute_service_down(error):
+    return getattr(error, "status_code", None) == 409 and COMPUTE_SERVICE_DOWN in _error_text(error)
+
+
 def _is_transient(error):
-    text = "%s %s" % (getattr(error, "details", "") or "", error)
-    return getattr(error, "status_code", None) in (400, 409) and \
-        any(marker in text for marker in TRANSIENT_REFUSALS)
+    return _compute_service_down(error) or (
+        getattr(error, "status_code", None) in (400, 409)
+        and any(marker in _error_text(error) for marker in TRANSIENT_REFUSALS))
 
 
 class AttachmentWorker:
@@ -133,7 +150,7 @@ class AttachmentWorker:
         self.timeout = timeout
         self.wait = wait
         self.retries = 0
-        self.rolled_back = 0  # abandoned detaches rolled back (_roll_back_abandoned_detach)
+        self.repairs = []  # what _repair_abandoned undid, for the module's warnings
         self.last_seen = None  # the volume as the last wait read it
 
     def _call(self, method, path, **kwargs):
@@ -152,76 +169,159 @@ class AttachmentWorker:
         sdk_exceptions.raise_from_response(response)
         return response
 
-    def _with_retries(self, what, call):
+    def _with_retries(self, action, server_id, call, repair=True):
         delay = POLL_SECONDS
         while True:
             try:
                 return call()
             except sdk_exceptions.HttpException as error:
-                if not _is_transient(error) or time.time() + delay > self.deadline:
+                if not _is_transient(error):
                     raise
-                if self._roll_back_abandoned_detach():
+                if time.time() + delay > self.deadline:
+                    if _compute_service_down(error):
+                        raise ModuleFailure(
+                            "Nova refused to %s server %s for the whole timeout (%d s): the "
+                            "compute service of the server is down (HTTP 409: %s). Start "
+                            "nova-compute on the server's host, check it is up (openstack "
+                            "compute service list), then run again"
+                            % (action, server_id, self.timeout, COMPUTE_SERVICE_DOWN)) from None
+                    raise
+                if repair and self._repair_abandoned():
                     continue
                 self.retries += 1
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
-    def _roll_back_abandoned_detach(self):
-        """Put a volume that an abandoned detach left `detaching` back to `in-use`.
-
-        Nova marks the volume `detaching` before its compute service detaches it, and
-        rolls that back when the detach fails; when the compute service dies in between,
-        nothing does, and Cinder refuses every further attach and detach of the volume.
-        Once the volume has not changed for longer than any RPC timeout, no detach is
-        under way: Cinder's roll_detaching (Nova's own rollback) makes it usable again,
-        and the detach that is wanted is asked for anew.
-        """
-        if not _abandoned(self.conn.block_storage.get_volume(self.volume_id)):
-            return False
-        response = self.conn.block_storage.post("/volumes/%s/action" % self.volume_id,
-                                                json={"os-roll_detaching": {}})
+    def _volume_action(self, body):
+        response = self.conn.block_storage.post("/volumes/%s/action" % self.volume_id, json=body)
         sdk_exceptions.raise_from_response(response)
-        self.rolled_back += 1
-        return True
 
-    def attach(self, server_id, device=None):
+    def _repair_abandoned(self):
+        """Undo a transition of the volume that a dead compute service left; False if none.
+
+        Nova's API begins an attach (Cinder attachment and volume `reserved`) or a detach
+        (volume `detaching`) and leaves the rest to the server's compute service, which rolls
+        back what fails. When that service dies in between, nothing finishes or rolls back
+        the transition, and Cinder refuses every further attach and detach of the volume.
+        Once the volume has not changed for longer than any RPC timeout, nothing is under
+        way: the transition is undone as Nova undoes it, and the wanted call is made anew.
+        """
+        volume = self.conn.block_storage.get_volume(self.volume_id)
+        if not _abandoned(volume):
+            return False
+        if volume.status == "detaching":
+            self._volume_action({"os-roll_detaching": {}})
+            self.repairs.append(
+                "volume %s was left 'detaching' by a detach whose compute service died (no "
+                "change for %d s); it was rolled back to in-use (Cinder's roll_detaching, as Nova "
+                "does for a failed detach) and the detach asked for again"
+                % (volume.name or volume.id, ABANDONED_AFTER))
+            return True
+        stuck = [record for record in attachment_records(self.conn, {self.volume_id}, True)
+                 if record.get("status") in ABANDONED_ATTACH_STATES
+                 and not self._shelved_offloaded(record.get("instance"))]
+        for record in stuck:
+            self._undo_abandoned_attach(volume, record)
+        return bool(stuck)
+
+    def _shelved_offloaded(self, server_id):
+        # Nova leaves the attachment of a shelved-offloaded server `reserved` until unshelve.
+        response = self.conn.compute.get("/servers/%s" % server_id)
+        return response.status_code == 200 and \
+            response.json()["server"].get("status") == "SHELVED_OFFLOADED"
+
+    def _undo_abandoned_attach(self, volume, record):
+        """Nova's own detach takes away the server's block device mapping and, through the
+        compute service, Cinder's record. It needs the volume in-use and attached, which an
+        admin's reset-status gives back; Cinder then sets the status the remaining
+        attachments call for."""
+        server_id = record.get("instance")
+        try:
+            self._volume_action({"os-reset_status": {"status": "in-use",
+                                                     "attach_status": "attached"}})
+        except sdk_exceptions.ForbiddenException:
+            raise ModuleFailure(
+                "volume %s has an attach to server %s that its compute service abandoned "
+                "(attachment %s %s, no change for %d s); Cinder refuses every attach and detach "
+                "of the volume until it is undone, and undoing it needs admin credentials: "
+                "run this task with them, or have an admin run `openstack volume set --state "
+                "in-use --attached %s` and then `openstack server remove volume %s %s`"
+                % (volume.name or volume.id, server_id, record.get("id"), record.get("status"),
+                   ABANDONED_AFTER, volume.id, server_id, volume.id)) from None
+        try:
+            self._with_retries("detach", server_id, lambda: self._call(
+                "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)),
+                repair=False)
+        except sdk_exceptions.NotFoundException:
+            # Nova holds no mapping for it (its API rolled back half): Cinder's record is all.
+            response = self.conn.block_storage.delete("/attachments/%s" % record["id"],
+                                                      microversion=ATTACHMENTS_MICROVERSION)
+            sdk_exceptions.raise_from_response(response)
+        self.wait_for(lambda v: v.status in ("available", "in-use"),
+                      "the abandoned attach of server %s to be undone" % server_id)
+        self.repairs.append(
+            "the attach of volume %s to server %s was abandoned by its compute service "
+            "(attachment %s %s, no change for %d s); it was undone as Nova undoes a failed "
+            "attach (reset-status to in-use, then Nova's detach)"
+            % (volume.name or volume.id, server_id, record.get("id"), record.get("status"),
+               ABANDONED_AFTER))
+
+    def _ask_nova_to_attach(self, server_id, device):
+        """True once Nova took the attach; also when it holds one already (an earlier,
+        interrupted call that Cinder does not show yet): that one is waited for."""
         body = {"volumeId": self.volume_id}
         if device:
             body["device"] = device
         try:
-            self._with_retries("attach", lambda: self._call(
+            self._with_retries("attach", server_id, lambda: self._call(
                 "post", "/servers/%s/os-volume_attachments" % server_id,
                 json={"volumeAttachment": body}))
         except sdk_exceptions.BadRequestException as error:
-            if ALREADY_ATTACHED not in "%s %s" % (getattr(error, "details", "") or "", error):
+            if ALREADY_ATTACHED not in _error_text(error):
                 raise
-            # Nova holds this attach already (an earlier run's call, carried out late after a
-            # fault) while Cinder does not show it yet: wait for that one instead of a second.
+            return False
+        return True
+
+    def attach(self, server_id, device=None):
+        def attached(v):
+            return server_id in attached_server_ids(v) and v.status == "in-use"
+        while True:
+            asked = self._ask_nova_to_attach(server_id, device)
             if not self.wait:
                 return
-            self.wait_for(lambda v: server_id in attached_server_ids(v) and v.status == "in-use",
-                          "the attach of server %s that Nova already holds (an earlier, "
-                          "interrupted call) to show in Cinder; if it never does, detach it "
-                          "(state: absent) and run again" % server_id)
-            return
-        if self.wait:
-            self.wait_for(lambda v: server_id in attached_server_ids(v) and v.status == "in-use",
-                          "the volume to be attached to server %s" % server_id)
+            what = ("the volume to be attached to server %s" % server_id if asked else
+                    "the attach of server %s that Nova already holds (an earlier, interrupted "
+                    "call) to show in Cinder" % server_id)
+            if not self._wait_or_repair(attached, what):
+                return
 
     def detach(self, server_id):
-        try:
-            self._with_retries("detach", lambda: self._call(
-                "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)))
-        except sdk_exceptions.NotFoundException:
-            self.last_seen = None  # no read since the call: the last one is stale
-            return  # gone already: what we wanted
-        if self.wait:
+        def gone(v):
             # Only this server's attachment goes; the volume stays in-use for the others.
-            volume = self.wait_for(lambda v: _abandoned(v) or (
-                server_id not in attached_server_ids(v) and v.status in ("available", "in-use")),
-                "server %s's attachment to go" % server_id)
-            if _abandoned(volume) and self._roll_back_abandoned_detach():
-                self.detach(server_id)
+            return server_id not in attached_server_ids(v) and v.status in ("available", "in-use")
+        while True:
+            try:
+                self._with_retries("detach", server_id, lambda: self._call(
+                    "delete", "/servers/%s/os-volume_attachments/%s" % (server_id,
+                                                                        self.volume_id)))
+            except sdk_exceptions.NotFoundException:
+                self.last_seen = None  # no read since the call: the last one is stale
+                return  # gone already: what we wanted
+            if not self.wait:
+                return
+            if not self._wait_or_repair(gone, "server %s's attachment to go" % server_id):
+                return
+
+    def _wait_or_repair(self, condition, what):
+        """Wait for CONDITION; True if an abandoned transition was undone on the way, so the
+        call is to be made again."""
+        volume = self.wait_for(lambda v: condition(v) or _abandoned(v), what)
+        if condition(volume):
+            return False
+        if self._repair_abandoned():
+            return True
+        self.wait_for(condition, what)
+        return False
 
     def wait_for(self, condition, what):
         self.last_seen = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
@@ -244,7 +344,7 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
         for server_id in to_attach:
             worker.attach(server_id, device)
             done.append((server_id, "attached"))
-        return done, worker.last_seen, worker.rolled_back
+        return done, worker.last_seen, worker.repairs
     except ModuleFailure as failure:
         failure.result.setdefault("done", [{"server_id": s, "action": a} for s, a in done])
         raise
@@ -286,15 +386,10 @@ class AttachmentChange:
 
     def carry_out(self, check_mode, timeout, wait, device=None):
         if self.changed and not check_mode:
-            _done, last_seen, rolled_back = converge(self.conn, self.volume, self.to_attach,
-                                                     self.to_detach, timeout, wait, device)
+            _done, last_seen, repairs = converge(self.conn, self.volume, self.to_attach,
+                                                 self.to_detach, timeout, wait, device)
             self.volume = last_seen or self.conn.block_storage.get_volume(self.volume.id)
-            if rolled_back:
-                self.warnings.append(
-                    "volume %s was left 'detaching' by a detach whose compute service died (no "
-                    "change for %d s); it was rolled back to in-use (Cinder's roll_detaching, as "
-                    "Nova does for a failed detach) and the detach asked for again"
-                    % (self.volume.name or self.volume.id, ABANDONED_AFTER))
+            self.warnings.extend(repairs)
 
     def described_volume(self):
         """The volume as volume_info describes it, attach modes read from Cinder (one

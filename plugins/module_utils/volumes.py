@@ -103,27 +103,33 @@ def wait_for_volume(conn, volume_id, condition, deadline, what, timeout):
 ATTACHMENTS_MICROVERSION = "3.27"
 
 
-def attach_modes(conn, volume_ids, all_projects=False):
-    """{attachment ID: attach mode} for the attachments of VOLUME_IDS, in one listing.
+def attachment_records(conn, volume_ids, all_projects=False):
+    """Cinder's attachment records (dicts) of VOLUME_IDS, in one listing.
 
     Read from /attachments/detail through the block storage proxy: it is the only
-    listing that carries attach_mode, and older openstacksdk releases list the
-    summary instead. One volume is asked for by its ID (Cinder filters on it).
+    listing that carries attach_mode and the records still in transition (reserved,
+    attaching), and older openstacksdk releases list the summary instead. One volume
+    is asked for by its ID (Cinder filters on it).
     """
     params = {"all_tenants": 1} if all_projects else {}
     if len(volume_ids) == 1:
         params["volume_id"] = next(iter(volume_ids))
     url = "/attachments/detail"
-    modes = {}
+    records = []
     while url:
         response = conn.block_storage.get(url, params=params,
                                           microversion=ATTACHMENTS_MICROVERSION)
         sdk_exceptions.raise_from_response(response)
         body = response.json()
-        for attachment in body.get("attachments", []):
-            if attachment.get("volume_id") in volume_ids:
-                modes[attachment["id"]] = attachment.get("attach_mode")
+        records.extend(attachment for attachment in body.get("attachments", [])
+                       if attachment.get("volume_id") in volume_ids)
         url = next((link["href"] for link in body.get("attachments_links", [])
                     if link.get("rel") == "next"), None)
         params = {}
-    return modes
+    return records
+
+
+def attach_modes(conn, volume_ids, all_projects=False):
+    """{attachment ID: attach mode} for the attachments of VOLUME_IDS, in one listing."""
+    return {record["id"]: record.get("attach_mode")
+            for record in attachment_records(conn, volume_ids, all_projects)}

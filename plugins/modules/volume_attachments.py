@@ -26,12 +26,20 @@ description:
     them whatever the number of servers (the servers are listed once).
   - Sharing a volume is safe only with a cluster filesystem (OCFS2, GFS2) on
     it; an ordinary filesystem written by two servers is lost.
-  - A volume left C(detaching) by a detach whose compute service died (Nova
-    marks it before its compute service detaches, and nothing rolls it back
-    then) refuses every attach and detach. Once such a volume has not changed
-    for 120 s, longer than any RPC timeout, the module rolls it back to
-    C(in-use) with Cinder's C(roll_detaching) action (what Nova does for a
-    detach that fails), warns, and asks for the wanted detach again.
+  - Nova's API begins an attach (volume and attachment C(reserved)) or a
+    detach (volume C(detaching)) and leaves the rest to the server's compute
+    service, which rolls back what fails; a compute service that dies in
+    between leaves the volume so, and Cinder then refuses every attach and
+    detach of it. Once such a volume has not changed for 120 s, longer than
+    any RPC timeout, the module undoes the transition as Nova does, and warns;
+    a detach with Cinder's C(roll_detaching) action; an attach (not one of a
+    shelved-offloaded server, which stays C(reserved) by design) with an
+    admin's reset-status to C(in-use) and Nova's detach of that server. Then
+    it makes the wanted call again. Without admin credentials an abandoned
+    attach fails the run with the commands an admin runs.
+  - While the compute service of a server is down (also in the minute after
+    it restarts, until it reports again) Nova refuses to detach with HTTP 409;
+    that refusal is retried until I(timeout), then named with the fix.
 author:
   - multiattach.cloud developers (@multiattach)
 options:

@@ -48,7 +48,8 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert "playbooks/provision_shared_volume.yml" in names
     top_level = {name.split("/")[0] for name in names}
     allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
-               "docs", "meta", "plugins", "roles", "playbooks", "molecule", "templates", "tests"}
+               "docs", "meta", "plugins", "roles", "playbooks", "molecule", "templates", "tests",
+               "requirements.txt", "bindep.txt"}
     assert top_level <= allowed, sorted(top_level - allowed)
     assert not [n for n in names if "ansible_collections" in n.split("/")
                 or n.startswith("templates/local_cloud")]
@@ -104,3 +105,35 @@ def test_the_installed_playbooks_and_roles_are_found_by_fqcn(installed):
                           capture_output=True, text=True, env=installed["env"],
                           cwd=str(installed["cwd"]), check=True)
     assert "cinder_multiattach_backends" in spec.stdout
+
+
+def test_ansible_builder_finds_the_dependencies_of_the_installed_collection(installed):
+    """What the execution environment build runs on the installed collection (its
+    Containerfile's `introspect` step) names openstacksdk, libvirt-python and the system
+    packages that build libvirt-python: requirements.txt and bindep.txt, which
+    meta/execution-environment.yml names (ansible-builder's defaults, said explicitly)."""
+    with tarfile.open(installed["tarball"]) as archive:
+        names = set(archive.getnames())
+    assert {"meta/execution-environment.yml", "requirements.txt", "bindep.txt"} <= names
+    introspect = subprocess.run([str(BIN / "ansible-builder"), "introspect",
+                                 str(installed["collections"])],
+                                capture_output=True, text=True, check=True, env=installed["env"])
+    listed = introspect.stdout
+    assert "openstacksdk>=4.14.0  # from collection multiattach.cloud" in listed, listed
+    assert "libvirt-python  # from collection multiattach.cloud" in listed, listed
+    for package in ("libvirt-dev [compile platform:dpkg]", "libvirt-devel [compile platform:rpm]",
+                    "gcc [compile platform:rpm platform:dpkg]"):
+        assert "%s  # from collection multiattach.cloud" % package in listed, listed
+
+
+def test_ansible_builder_creates_a_build_context_from_the_example_definition(installed):
+    context = installed["cwd"] / "ee-context"
+    subprocess.run([str(BIN / "ansible-builder"), "create", "-f",
+                    str(ROOT / "docs" / "examples" / "execution-environment.yml"),
+                    "-c", str(context)], capture_output=True, text=True, check=True,
+                   cwd=str(ROOT / "docs" / "examples"), env=installed["env"])
+    assert "multiattach.cloud" in (context / "_build" / "requirements.yml").read_text()
+    containerfile = next(context.glob("*file")).read_text()
+    assert "ansible-galaxy collection install" in containerfile or \
+        "install-from-bindep" in containerfile, containerfile
+    assert "introspect" in containerfile, containerfile

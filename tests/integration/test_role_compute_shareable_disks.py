@@ -69,7 +69,7 @@ def test_the_node_trait_is_checked_in_placement(prepared_host):
     assert "Placement knows no compute node named no-such-node" in unknown.failure_message
 
 
-def test_an_unreachable_nova_is_a_warning_not_a_failure(prepared_host):
+def test_a_cloud_missing_from_clouds_yaml_is_a_warning_not_a_failure(prepared_host):
     run = run_playbook_file(PLAYBOOK, extra_vars={"compute_shareable_disks_cloud": "no-such-cloud"})
     assert not run.failures, run.failure_message
     warning = run.result("Warn that the trait was not checked because Nova could not be asked")

@@ -1,4 +1,6 @@
-"""Planning of attach and detach calls, and which refusals are retried (no cloud)."""
+"""Planning of attach and detach calls, which refusals are retried, and what an abandoned
+transition gets (no cloud)."""
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -58,7 +60,31 @@ def test_cinders_one_at_a_time_refusals_are_retried(details):
     assert attachments._is_transient(http_error(400, details))  # pylint: disable=protected-access
 
 
+def test_a_detach_refused_while_the_compute_service_is_down_is_retried():
+    error = http_error(409, "Service is unavailable at this time.")
+    assert attachments._is_transient(error)  # pylint: disable=protected-access
+
+
+def test_a_compute_service_down_for_the_whole_timeout_is_named_with_the_fix():
+    calls = []
+
+    def refuse():
+        calls.append(1)
+        raise http_error(409, "Service is unavailable at this time.")
+
+    in_use = SimpleNamespace(status="in-use", updated_at="2026-01-01T00:00:00.000000")
+    conn = SimpleNamespace(block_storage=SimpleNamespace(get_volume=lambda volume_id: in_use))
+    worker = attachments.AttachmentWorker(conn, "v", timeout=1)
+    with pytest.raises(ModuleFailure) as failure:
+        worker._with_retries("detach", "s1", refuse)  # pylint: disable=protected-access
+    assert len(calls) > 1
+    assert "refused to detach server s1" in failure.value.msg
+    assert "compute service of the server is down" in failure.value.msg
+    assert "Start nova-compute" in failure.value.msg
+
+
 @pytest.mark.parametrize("status,details", [
+    (409, "Cannot 'detach_volume' instance s1 while it is in vm_state shelved"),
     (400, "Multiattach volumes are only supported starting with compute API version 2.60."),
     (400, "Invalid input for field/attribute volumeId."),
     (403, "Policy doesn't allow volume:multiattach_bootable_volume to be performed."),
@@ -114,18 +140,76 @@ def test_an_attachment_change_for_a_missing_volume_names_it():
         attachments.AttachmentChange(conn, "ghost")
 
 
-def test_a_volume_detaching_unchanged_past_every_rpc_timeout_is_abandoned():
-    from types import SimpleNamespace
-    import time as clock
-    from ansible_collections.multiattach.cloud.plugins.module_utils import attachments
+def stamp(seconds_ago):
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000000", time.gmtime(time.time() - seconds_ago))
 
-    def stamp(seconds_ago):
-        return clock.strftime("%Y-%m-%dT%H:%M:%S.000000", clock.gmtime(clock.time() - seconds_ago))
-    old = SimpleNamespace(status="detaching", updated_at=stamp(attachments.ABANDONED_AFTER + 5))
-    recent = SimpleNamespace(status="detaching", updated_at=stamp(10))
-    attached = SimpleNamespace(status="in-use", updated_at=stamp(3600))
-    unreadable = SimpleNamespace(status="detaching", updated_at=None)
+
+@pytest.mark.parametrize("status", ["detaching", "reserved", "attaching"])
+def test_a_volume_in_transition_unchanged_past_every_rpc_timeout_is_abandoned(status):
+    old = SimpleNamespace(status=status, updated_at=stamp(attachments.ABANDONED_AFTER + 5))
+    recent = SimpleNamespace(status=status, updated_at=stamp(10))
+    unreadable = SimpleNamespace(status=status, updated_at=None)
     assert attachments._abandoned(old)  # pylint: disable=protected-access
     assert not attachments._abandoned(recent)  # pylint: disable=protected-access
-    assert not attachments._abandoned(attached)  # pylint: disable=protected-access
     assert not attachments._abandoned(unreadable)  # pylint: disable=protected-access
+    for settled in ("in-use", "available", "error"):
+        assert not attachments._abandoned(  # pylint: disable=protected-access
+            SimpleNamespace(status=settled, updated_at=stamp(3600)))
+
+
+class FakeResponse:
+    def __init__(self, status_code, body=None):
+        self.status_code = status_code
+        self.body = body or {}
+        self.headers = {}
+        self.text = str(self.body)
+
+    def json(self):
+        return self.body
+
+
+def abandoned_attach_cloud(server_status, reset_answer):
+    """A volume `reserved` since long ago by server s1's attach; records the calls made."""
+    calls = []
+    stuck = SimpleNamespace(id="v", name="data", status="reserved",
+                            updated_at=stamp(attachments.ABANDONED_AFTER + 60))
+    record = {"id": "a1", "volume_id": "v", "instance": "s1", "status": "reserved"}
+
+    def post(path, json=None, **kwargs):
+        calls.append(("post", path, json))
+        return FakeResponse(reset_answer, {"forbidden": {"message": "Policy doesn't allow"}})
+
+    block_storage = SimpleNamespace(
+        get_volume=lambda volume_id: stuck, post=post,
+        get=lambda url, **kwargs: FakeResponse(200, {"attachments": [record]}))
+    compute = SimpleNamespace(
+        get=lambda path, **kwargs: FakeResponse(200, {"server": {"status": server_status}}))
+    return SimpleNamespace(block_storage=block_storage, compute=compute), calls
+
+
+def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_admin_runs(monkeypatch):
+    monkeypatch.setattr(sdk_exceptions, "raise_from_response", raise_for_status)
+    conn, calls = abandoned_attach_cloud("ACTIVE", 403)
+    worker = attachments.AttachmentWorker(conn, "v", timeout=30)
+    with pytest.raises(ModuleFailure) as failure:
+        worker._repair_abandoned()  # pylint: disable=protected-access
+    assert calls == [("post", "/volumes/v/action",
+                      {"os-reset_status": {"status": "in-use", "attach_status": "attached"}})]
+    message = failure.value.msg
+    assert "attach to server s1 that its compute service abandoned (attachment a1 reserved" in message
+    assert "needs admin credentials" in message
+    assert "openstack volume set --state in-use --attached v" in message
+    assert "openstack server remove volume s1 v" in message
+
+
+def test_the_reserved_attachment_of_a_shelved_offloaded_server_is_left_alone():
+    conn, calls = abandoned_attach_cloud("SHELVED_OFFLOADED", 202)
+    worker = attachments.AttachmentWorker(conn, "v", timeout=30)
+    assert worker._repair_abandoned() is False  # pylint: disable=protected-access
+    assert calls == [] and worker.repairs == []
+
+
+def raise_for_status(response, error_message=None):
+    if response.status_code == 403:
+        raise sdk_exceptions.ForbiddenException(message="Policy doesn't allow", response=None,
+                                                http_status=403)
