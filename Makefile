@@ -30,7 +30,7 @@ LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
-	faults molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs
+	faults molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
 
 help:
 	@echo "The main job and every test:"
@@ -60,7 +60,8 @@ help:
 	@echo "                               the SDK floor (BENCH_SIZES=2,10,30 BENCH_REPEAT=1);"
 	@echo "                               report in .cache/bench/report.md"
 	@echo "  make build                   build the collection tarball into .cache/build/"
-	@echo "  make docs                    regenerate docs/modules/ from the modules' DOCUMENTATION"
+	@echo "  make changelog               fold changelogs/fragments/ into CHANGELOG.md (antsibull-changelog)"
+	@echo "  make docs                    regenerate docs/modules/ (antsibull-docs) from the modules' and roles' docs"
 
 # --- installs ---------------------------------------------------------------
 
@@ -160,6 +161,14 @@ sanity: deps $(GET_PIP_STANDIN)
 
 lint: deps
 	$(VENV)/bin/ansible-lint --profile production
+	$(VENV)/bin/antsibull-changelog lint
+
+# Fold changelogs/fragments/ into the release of galaxy.yml's version (0.1.0 is still open:
+# --update-existing adds to it) and write CHANGELOG.md.
+changelog: deps
+	PATH=$(VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(ROOT)/.collections \
+		$(VENV)/bin/antsibull-changelog release --update-existing \
+		--version $$(sed -n 's/^version: *//p' galaxy.yml)
 
 WITH_CLOUD := tools/with-cloud.sh
 
@@ -206,8 +215,13 @@ bench: deps $(OPENSTACK_CLOUD)
 
 # --- packaging and docs -------------------------------------------------------
 
+# The reference of the modules and roles, by antsibull-docs from the installed collection
+# (.collections links this checkout); a unit test fails when it is out of date.
 docs: deps
-	$(VENV)/bin/python tools/render_module_docs.py
+	mkdir -p docs/modules
+	PATH=$(VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(ROOT)/.collections \
+		$(VENV)/bin/antsibull-docs collection --use-current --squash-hierarchy --fail-on-error \
+		--output-format simplified-rst --cleanup everything --dest-dir docs/modules multiattach.cloud
 
 build: deps
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/.cache/build

@@ -74,6 +74,32 @@ notes:
     reads C(clouds.yaml) and the C(OS_*) environment variables.
   - C(module_defaults) can set these options once for every module of this
     collection with the group C(group/multiattach.cloud.openstack).
+attributes:
+  platform:
+    platforms: all
+    details: Talks to the OpenStack APIs from wherever the module runs.
+"""
+
+    # A module that changes OpenStack resources.
+    CHANGES = r"""
+options: {}
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+    # A module that only reads OpenStack resources.
+    INFO = r"""
+options: {}
+attributes:
+  check_mode:
+    support: full
+    details: Reads only; check mode makes the same reads.
+  diff_mode:
+    support: none
+    details: Nothing is changed, so there is no diff.
 """
 
     WAIT = r"""

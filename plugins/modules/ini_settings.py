@@ -49,17 +49,17 @@ options:
     default: true
 extends_documentation_fragment:
   - ansible.builtin.files
+  - multiattach.cloud.attributes
 attributes:
   check_mode:
     support: full
-    description: Reports what would change without writing, owner and mode changes included.
+    details: Reports what would change without writing, owner and mode changes included.
   diff_mode:
     support: full
-    description: Shows the file before and after, secret-looking values masked.
+    details: Shows the file before and after, secret-looking values masked.
   platform:
-    support: full
     platforms: posix
-    description: Edits a file on the managed host.
+    details: Edits a file on the managed host.
 """
 
 EXAMPLES = r"""
@@ -112,116 +112,33 @@ path:
   type: str
 """
 
-import os
-import tempfile
-
 from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.ini_file import (
-    IniError, apply_settings, masked_text)
-from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import SecretMaskingModule
-
-NEW_FILE_MODE = "0640"
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import settle_ini_file
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 
-def check_settings(settings):
-    for section, options in settings.items():
-        if options is not None and not isinstance(options, dict):
-            raise IniError("settings[%r] must be a dict of option: value, got %r"
-                           % (section, options))
+class IniSettingsModule(CollectionModule):
+    argument_spec = dict(
+        path=dict(type="path", required=True),
+        settings=dict(type="dict", required=True),
+        create=dict(type="bool", default=True),
+    )
+    module_kwargs = dict(add_file_common_args=True, supports_check_mode=True)
+    # Passwords of secret-looking options and inside URLs are masked everywhere.
+    masked_options = ("settings",)
 
+    def run(self):
+        return settle_ini_file(self.ansible)
 
-def read_text(path, create):
-    """The file's text; None when it does not exist and may be created."""
-    if not os.path.exists(path):
-        if not create:
-            raise IniError("%s does not exist; create it first or set create=true" % path)
+    def describe(self, error):
+        if isinstance(error, OSError):
+            return "cannot write %s: %s" % (self.params["path"], to_native(error))
         return None
-    if not os.path.isfile(path):
-        raise IniError("%s is not a regular file; point path at the INI file" % path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise IniError("cannot read %s: %s" % (path, to_native(error))) from None
-
-
-def replace_text(module, path, text):
-    """Write TEXT over the existing file PATH; it keeps its mode and owner."""
-    temporary = os.path.join(module.tmpdir, "ini_settings.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    module.atomic_move(temporary, path, unsafe_writes=module.params["unsafe_writes"])
-
-
-def create_file(module, path, text):
-    """Create PATH holding TEXT with its final mode, owner and group from the start.
-
-    The file is written under a private name (mode 0600) in the same directory,
-    given its attributes, then renamed into place: at no moment does PATH exist
-    with a wider mode than asked (atomic_move would create it 0644 first).
-    """
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        raise IniError("the directory of %s does not exist; create it first" % path)
-    descriptor, temporary = tempfile.mkstemp(prefix=".ini_settings.", dir=directory)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        file_args = module.load_file_common_arguments(module.params, path=temporary)
-        if file_args["mode"] is None:
-            file_args["mode"] = NEW_FILE_MODE
-        module.set_fs_attributes_if_different(file_args, True)
-        os.rename(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def run(module):
-    params = module.params
-    path = params["path"]
-    check_settings(params["settings"])
-    before = read_text(path, params["create"])
-    after, changes = apply_settings(before or "", params["settings"])
-    created = before is None
-    changed = bool(changes) or created
-    if created:
-        if not module.check_mode:
-            create_file(module, path, after)
-    else:
-        if changes and not module.check_mode:
-            replace_text(module, path, after)
-        # In check mode Ansible reports an owner or mode change without making it.
-        changed = module.set_fs_attributes_if_different(
-            module.load_file_common_arguments(params), changed)
-    result = dict(changed=changed, changes=changes, path=path)
-    if module._diff:
-        result["diff"] = dict(before=masked_text(before or ""), after=masked_text(after),
-                              before_header=path, after_header=path)
-    return result
 
 
 def main():
-    module = SecretMaskingModule(
-        argument_spec=dict(
-            path=dict(type="path", required=True),
-            settings=dict(type="dict", required=True),
-            create=dict(type="bool", default=True),
-        ),
-        add_file_common_args=True,
-        supports_check_mode=True,
-        # Passwords of secret-looking options and inside URLs are masked everywhere.
-        masked_options=("settings",),
-    )
-    try:
-        result = run(module)
-    except IniError as error:
-        module.fail_json(msg=str(error))
-    except OSError as error:
-        module.fail_json(msg="cannot write %s: %s" % (module.params["path"], to_native(error)))
-    module.exit_json(**result)
+    IniSettingsModule()()
 
 
 if __name__ == "__main__":

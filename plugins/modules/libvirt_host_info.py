@@ -19,14 +19,10 @@ description:
     C(<shareable/>) and C(cache='none'); raw format only.
 author:
   - multiattach.cloud developers (@multiattach)
-requirements:
-  - libvirt-python (C(python3-libvirt) on Debian) on the managed host
+extends_documentation_fragment:
+  - multiattach.cloud.libvirt
+  - multiattach.cloud.attributes
 options:
-  uri:
-    description:
-      - The libvirt connection URI.
-    type: str
-    default: qemu:///system
   instances_path:
     description:
       - Where Nova keeps instance files (C([DEFAULT] instances_path) of nova.conf).
@@ -62,14 +58,10 @@ options:
 attributes:
   check_mode:
     support: full
-    description: Writes nothing; the O_DIRECT probe reads an existing file instead of writing one.
+    details: Writes nothing; the O_DIRECT probe reads an existing file instead of writing one.
   diff_mode:
     support: none
-    description: Nothing is changed.
-  platform:
-    support: full
-    platforms: posix
-    description: Runs on the compute host itself.
+    details: Nothing is changed.
 """
 
 EXAMPLES = r"""
@@ -140,87 +132,27 @@ isolation:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
-from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_host import (
-    LIBVIRT_IMPORT_ERROR, HostCheckError, LibvirtUnavailable, apparmor_state,
-    direct_io_supported, isolation_note, libvirt, libvirt_error_text, libvirt_versions,
-    open_libvirt, parse_version, security_models, selinux_state, version_text)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import host_report
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import LibvirtModule
 
 
-def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, min_qemu):
-    problems = []
-    if found_libvirt < min_libvirt:
-        problems.append("libvirt %s is older than %s, the first with shareable disks for "
-                        "multiattach; upgrade libvirt" % (version_text(found_libvirt),
-                                                          version_text(min_libvirt)))
-    if hypervisor.upper() == "QEMU" and found_hypervisor < min_qemu:
-        problems.append("QEMU %s is older than %s, the first with share-rw disks; upgrade QEMU"
-                        % (version_text(found_hypervisor), version_text(min_qemu)))
-    return problems
+class LibvirtHostInfoModule(LibvirtModule):
+    argument_spec = dict(
+        instances_path=dict(type="path", default="/var/lib/nova/instances"),
+        probe_o_direct=dict(type="bool", default=True),
+        min_libvirt_version=dict(type="str", default="3.10.0"),
+        min_qemu_version=dict(type="str", default="2.10.0"),
+        fail_when_unsupported=dict(type="bool", default=False),
+    )
+    module_kwargs = dict(supports_check_mode=True)
+    libvirt_failure = "libvirt at {uri} failed to answer: {error}. Check that libvirtd runs and its log"
 
-
-def read_libvirt(uri):
-    conn = open_libvirt(uri)
-    try:
-        return libvirt_versions(conn) + (security_models(conn),)
-    finally:
-        conn.close()
-
-
-def run(params, check_mode):
-    try:
-        min_libvirt = parse_version(params["min_libvirt_version"])
-        min_qemu = parse_version(params["min_qemu_version"])
-    except ValueError as error:
-        raise HostCheckError("min_libvirt_version/min_qemu_version: %s" % error) from None
-    if params["probe_o_direct"]:
-        direct_ok, direct_detail = direct_io_supported(params["instances_path"],
-                                                       write=not check_mode)
-    else:
-        direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
-    found_libvirt, hypervisor, found_hypervisor, models = read_libvirt(params["uri"])
-    problems = version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt,
-                                min_qemu)
-    if direct_ok is False:
-        problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
-                                        "(ext4, xfs)")
-    selinux, apparmor = selinux_state(), apparmor_state()
-    return dict(
-        changed=False, supported=not problems, problems=problems,
-        libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
-        hypervisor_version=version_text(found_hypervisor),
-        o_direct=dict(supported=direct_ok, detail=direct_detail),
-        selinux=selinux, apparmor=apparmor, security_models=models,
-        isolation=isolation_note(models, selinux, apparmor))
+    def run(self):
+        return host_report(self.params, self.check_mode)
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            uri=dict(type="str", default="qemu:///system"),
-            instances_path=dict(type="path", default="/var/lib/nova/instances"),
-            probe_o_direct=dict(type="bool", default=True),
-            min_libvirt_version=dict(type="str", default="3.10.0"),
-            min_qemu_version=dict(type="str", default="2.10.0"),
-            fail_when_unsupported=dict(type="bool", default=False),
-        ),
-        supports_check_mode=True,
-    )
-    if LIBVIRT_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("libvirt-python (python3-libvirt)"),
-                         exception=LIBVIRT_IMPORT_ERROR)
-    try:
-        result = run(module.params, module.check_mode)
-    except (HostCheckError, LibvirtUnavailable) as error:
-        module.fail_json(msg=str(error))
-    except libvirt.libvirtError as error:
-        module.fail_json(msg="libvirt at %s failed to answer: %s. Check that libvirtd runs and "
-                             "its log" % (module.params["uri"], libvirt_error_text(error)))
-    if result["problems"] and module.params["fail_when_unsupported"]:
-        module.fail_json(msg="this host cannot give guests a shareable disk: %s"
-                             % "; ".join(result["problems"]), **result)
-    module.exit_json(**result)
+    LibvirtHostInfoModule()()
 
 
 if __name__ == "__main__":

@@ -27,8 +27,9 @@ description:
     software that coordinates the writers; see the R(multiattach.cloud.clustered_fs,ansible_collections.multiattach.cloud.clustered_fs_role) role.
 author:
   - multiattach.cloud developers (@multiattach)
-requirements:
-  - libvirt-python (C(python3-libvirt) on Debian) on the host that runs libvirtd
+extends_documentation_fragment:
+  - multiattach.cloud.libvirt
+  - multiattach.cloud.attributes
 options:
   domain:
     description: Name or UUID of the libvirt domain.
@@ -75,21 +76,13 @@ options:
         guest's kernel must acknowledge the unplug).
     type: int
     default: 60
-  uri:
-    description: The libvirt connection URI.
-    type: str
-    default: qemu:///system
 attributes:
   check_mode:
     support: full
-    description: Reports what would be attached or detached and changes nothing.
+    details: Reports what would be attached or detached and changes nothing.
   diff_mode:
     support: full
-    description: The disk's XML before and after.
-  platform:
-    support: full
-    platforms: posix
-    description: Runs on the libvirt host.
+    details: The disk's XML before and after.
 """
 
 EXAMPLES = r"""
@@ -151,183 +144,36 @@ scopes:
   elements: str
 """
 
-import time
-from xml.etree import ElementTree
-
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
-from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_disks import (
-    DiskError, describe, differences, disk_on_target, disk_xml, element_text, find_disk,
-    refuse_unshareable_format, source_kind)
-from ansible_collections.multiattach.cloud.plugins.module_utils.libvirt_host import (
-    LIBVIRT_IMPORT_ERROR, LibvirtUnavailable, libvirt, libvirt_error_text, open_libvirt)
-
-POLL_SECONDS = 0.5
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_disks import check_disk_options, converge_disk
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import open_libvirt
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import LibvirtModule
 
 
-class PartlyChanged(DiskError):
-    """A failure after some scopes were changed: the task reports changed for them."""
+class LibvirtShareableDiskModule(LibvirtModule):
+    argument_spec = dict(
+        domain=dict(type="str", required=True),
+        source=dict(type="path", required=True),
+        target=dict(type="str"),
+        bus=dict(type="str", choices=["virtio", "scsi", "sata"], default="virtio"),
+        format=dict(type="str", default="raw"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        live=dict(type="bool", default=True),
+        config=dict(type="bool", default=True),
+        timeout=dict(type="int", default=60),
+    )
+    module_kwargs = dict(supports_check_mode=True)
 
-    def __init__(self, msg, changed, scopes):
-        super().__init__(msg)
-        self.changed = changed
-        self.scopes = scopes
-
-
-def lookup_domain(conn, name):
-    for lookup in (conn.lookupByName, conn.lookupByUUIDString):
+    def run(self):
+        check_disk_options(self.params)
+        conn = open_libvirt(self.params["uri"], read_only=self.check_mode)
         try:
-            return lookup(name)
-        except libvirt.libvirtError:
-            continue
-    raise DiskError("libvirt has no domain named %s (domains: %s)"
-                    % (name, ", ".join(sorted(d.name() for d in conn.listAllDomains())) or "none"))
-
-
-def domain_views(domain, params):
-    """{scope: domain XML} for the scopes this task may change: live, config."""
-    views = {}
-    if params["live"] and domain.isActive():
-        views["live"] = domain.XMLDesc(0)
-    if params["config"] and domain.isPersistent():
-        views["config"] = domain.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE)
-    if not views:
-        raise DiskError("nothing to change on domain %s: it is %s and not %s; set live or config"
-                        % (domain.name(), "running" if domain.isActive() else "shut off",
-                           "persistent" if not domain.isPersistent() else "asked for"))
-    return views
-
-
-def scope_flags(scopes):
-    flags = 0
-    if "live" in scopes:
-        flags |= libvirt.VIR_DOMAIN_AFFECT_LIVE
-    if "config" in scopes:
-        flags |= libvirt.VIR_DOMAIN_AFFECT_CONFIG
-    return flags
-
-
-def plan_attach(views, params, wanted_xml):
-    """Scopes that lack the disk; fails on a disk attached differently or a busy target."""
-    wanted = {"target": params["target"], "bus": params["bus"], "format": "raw",
-              "cache": "none", "shareable": True, "readonly": False}
-    missing = []
-    for scope, xml in views.items():
-        found = find_disk(xml, params["source"])
-        if found is not None:
-            problems = differences(describe(found), wanted)
-            if problems:
-                raise DiskError(
-                    "%s is already attached to the %s domain differently (%s): %s. Detach it with "
-                    "state=absent, then attach it again"
-                    % (params["source"], scope, "; ".join(problems), element_text(found)))
-            continue
-        busy = disk_on_target(xml, params["target"])
-        if busy is not None:
-            raise DiskError("target %s of the %s domain already holds another disk: %s. Choose "
-                            "another target" % (params["target"], scope, element_text(busy)))
-        missing.append(scope)
-    return missing, wanted_xml
-
-
-def wait_until_released(domain, source, timeout):
-    deadline = time.time() + timeout
-    while find_disk(domain.XMLDesc(0), source) is not None:
-        if time.time() > deadline:
-            raise DiskError(
-                "the guest of domain %s did not release %s within %d s; a running guest's "
-                "kernel must acknowledge the unplug: unmount the filesystem in the guest and "
-                "check that it handles hotplug (ACPI)" % (domain.name(), source, timeout))
-        time.sleep(POLL_SECONDS)
-
-
-def check_input(params):
-    """Refuse what no domain could take, before libvirt is asked anything."""
-    if params["timeout"] < 1:
-        raise DiskError("timeout must be at least 1 (seconds), not %d" % params["timeout"])
-    if params["state"] == "present":
-        if not params["target"]:
-            raise DiskError("target is needed to attach a disk, for example target: vdb")
-        refuse_unshareable_format(params["source"], params["format"])
-
-
-def run(module, conn):
-    params = module.params
-    domain = lookup_domain(conn, params["domain"])
-    views = domain_views(domain, params)
-    source = params["source"]
-    if params["state"] == "present":
-        wanted_xml = disk_xml(source, source_kind(source), params["target"], params["bus"])
-        before = {scope: element_text(find_disk(xml, source)) for scope, xml in views.items()}
-        missing, wanted_xml = plan_attach(views, params, wanted_xml)
-        if missing and not module.check_mode:
-            domain.attachDeviceFlags(wanted_xml, scope_flags(missing))
-        after_views = domain_views(domain, params) if not module.check_mode else views
-        attached = next((find_disk(xml, source) for xml in after_views.values()
-                         if find_disk(xml, source) is not None), None)
-        disk = describe(attached if attached is not None else ElementTree.fromstring(wanted_xml))
-        before_text = next((text for text in before.values() if text), "")
-        after_text = element_text(attached) if attached is not None else wanted_xml
-        return dict(changed=bool(missing), scopes=missing, disk=disk,
-                    diff=dict(before=before_text, after=after_text))
-    present = {scope: find_disk(xml, source) for scope, xml in views.items()}
-    present = {scope: disk for scope, disk in present.items() if disk is not None}
-    found = next(iter(present.values()), None)
-    if present and not module.check_mode:
-        domain.detachDeviceFlags(element_text(found), scope_flags(present))
-        if "live" in present:
-            try:
-                wait_until_released(domain, source, params["timeout"])
-            except DiskError as error:
-                done = sorted(set(present) - {"live"})
-                raise PartlyChanged(
-                    "%s%s" % (error, "; the persistent definition no longer has the disk, so "
-                                     "it is gone after the next restart of the domain"
-                              if done else ""), changed=bool(done), scopes=done) from None
-    return dict(changed=bool(present), scopes=sorted(present),
-                disk=describe(found) if found is not None else None,
-                diff=dict(before=element_text(found), after=""))
+            return converge_disk(conn, self.params, self.check_mode)
+        finally:
+            conn.close()
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            domain=dict(type="str", required=True),
-            source=dict(type="path", required=True),
-            target=dict(type="str"),
-            bus=dict(type="str", choices=["virtio", "scsi", "sata"], default="virtio"),
-            format=dict(type="str", default="raw"),
-            state=dict(type="str", choices=["present", "absent"], default="present"),
-            live=dict(type="bool", default=True),
-            config=dict(type="bool", default=True),
-            timeout=dict(type="int", default=60),
-            uri=dict(type="str", default="qemu:///system"),
-        ),
-        supports_check_mode=True,
-    )
-    if LIBVIRT_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("libvirt-python (python3-libvirt)"),
-                         exception=LIBVIRT_IMPORT_ERROR)
-    try:
-        check_input(module.params)
-        conn = open_libvirt(module.params["uri"], read_only=module.check_mode)
-    except (DiskError, LibvirtUnavailable) as error:
-        module.fail_json(msg=str(error), changed=False)
-    try:
-        result = run(module, conn)
-    except PartlyChanged as error:
-        module.fail_json(msg=str(error), changed=error.changed, scopes=error.scopes)
-    except DiskError as error:
-        module.fail_json(msg=str(error), changed=False)
-    except libvirt.libvirtError as error:
-        module.fail_json(msg="libvirt refused: %s" % libvirt_error_text(error),
-                         changed=False)
-    finally:
-        conn.close()
-    diff = result.pop("diff")
-    if module._diff:
-        result["diff"] = diff
-    module.exit_json(**result)
+    LibvirtShareableDiskModule()()
 
 
 if __name__ == "__main__":

@@ -60,17 +60,8 @@ options:
     default: false
 extends_documentation_fragment:
   - multiattach.cloud.openstack
-attributes:
-  check_mode:
-    support: full
-    description: Reads only; check mode runs the same checks.
-  diff_mode:
-    support: none
-    description: Nothing is changed.
-  platform:
-    support: full
-    platforms: all
-    description: Talks to the OpenStack APIs from wherever the module runs.
+  - multiattach.cloud.openstack.INFO
+  - multiattach.cloud.attributes
 """
 
 EXAMPLES = r"""
@@ -138,13 +129,11 @@ checks:
       returned: always
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.preflight import (
-    CHECK_NAMES, run_checks, summary)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.preflight import CHECK_NAMES, preflight_report
 
 
-class PreflightModule(MultiattachModule):
+class PreflightModule(OpenStackModule):
     argument_spec = dict(
         checks=dict(type="list", elements="str", choices=list(CHECK_NAMES), default=[]),
         volume_backend_names=dict(type="list", elements="str", default=[]),
@@ -154,16 +143,7 @@ class PreflightModule(MultiattachModule):
     module_kwargs = dict(supports_check_mode=True)
 
     def run(self):
-        checks = run_checks(self.conn, self.params["checks"], dict(
-            volume_backend_names=self.params["volume_backend_names"],
-            compute_nodes=self.params["compute_nodes"]))
-        result = dict(summary(checks), checks=checks)
-        if result["failed_checks"] and self.params["fail_when_not_ready"]:
-            raise ModuleFailure(
-                "this cloud cannot multiattach yet: %s"
-                % "; ".join("%s (%s; fix: %s)" % (c["name"], c["detail"], c["fix"])
-                            for c in checks if c["status"] == "failed"), **result)
-        self.exit(changed=False, **result)
+        return preflight_report(self.conn, self.params)
 
 
 def main():

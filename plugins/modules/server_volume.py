@@ -25,20 +25,6 @@ notes:
     process that imports openstacksdk, signs in and discovers the API versions
     again, about 1.5 s per server on top of the attach itself on the local
     cloud; one task pays that once (see docs/benchmarks.md).
-  - Nova's API begins an attach (volume and attachment C(reserved)) or a
-    detach (volume C(detaching)) and leaves the rest to the server's compute
-    service, which rolls back what fails; a compute service that dies in
-    between leaves the volume so, and Cinder then refuses every attach and
-    detach of it. Once such a volume has not changed for 120 s, longer than
-    any RPC timeout, the module undoes the transition as Nova does, and warns;
-    a detach with Cinder's C(roll_detaching) action; an attach (not one of a
-    shelved-offloaded server, which stays C(reserved) by design) with an
-    admin's reset-status to C(in-use) and Nova's detach of that server. Then
-    it makes the wanted call again. Without admin credentials an abandoned
-    attach fails the run with the commands an admin runs.
-  - While the compute service of a server is down (also in the minute after
-    it restarts, until it reports again) Nova refuses to detach with HTTP 409;
-    that refusal is retried until I(timeout), then named with the fix.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -63,17 +49,14 @@ options:
 extends_documentation_fragment:
   - multiattach.cloud.openstack
   - multiattach.cloud.openstack.WAIT
+  - multiattach.cloud.openstack.CHANGES
+  - multiattach.cloud.attachments
+  - multiattach.cloud.attributes
 attributes:
   check_mode:
-    support: full
-    description: Reports whether the volume would be attached or detached and changes nothing.
+    details: Reports whether the volume would be attached or detached and changes nothing.
   diff_mode:
-    support: full
-    description: Shows the servers that hold the volume before and after.
-  platform:
-    support: full
-    platforms: all
-    description: Talks to the OpenStack APIs from wherever the module runs.
+    details: Shows the servers that hold the volume before and after.
 """
 
 EXAMPLES = r"""
@@ -93,125 +76,26 @@ EXAMPLES = r"""
 
 RETURN = r"""
 attachment:
-  description: This server's attachment after the task; null when detached (or in check mode before it exists).
+  description:
+    - This server's attachment after the task, its entry of C(volume.attachments) (see
+      M(multiattach.cloud.volume_info) for the keys); null when detached (or in check mode
+      before it exists).
   returned: always
   type: dict
-  contains:
-    attachment_id:
-      description: Cinder attachment ID.
-      type: str
-      returned: always
-    server_id:
-      description: Server ID.
-      type: str
-      returned: always
-    server_name:
-      description: Server name.
-      type: str
-      returned: always
-    host_name:
-      description: Compute host of the server.
-      type: str
-      returned: always
-    device:
-      description: Device name as Nova reported it.
-      type: str
-      returned: always
-    attach_mode:
-      description: C(rw) or C(ro), as Cinder records the attachment.
-      type: str
-      returned: always
-    attached_at:
-      description: When the attachment was made.
-      type: str
-      returned: always
 volume:
-  description: The volume after the task, with every attachment, as M(multiattach.cloud.volume_info) describes it.
+  description:
+    - The volume once this server holds it (or no longer does), with every server's attachment,
+      as M(multiattach.cloud.volume_info) returns each of its C(volumes); each key is documented
+      there.
   returned: always
   type: dict
-  contains:
-    id:
-      description: "Volume ID."
-      type: str
-      returned: always
-    name:
-      description: "Volume name."
-      type: str
-      returned: always
-    status:
-      description: "Volume status (available, in-use, attaching, ...)."
-      type: str
-      returned: always
-    size:
-      description: "Size in GiB."
-      type: int
-      returned: always
-    multiattach:
-      description: "Whether several servers may attach it at once."
-      type: bool
-      returned: always
-    volume_type:
-      description: "Name of the volume type."
-      type: str
-      returned: always
-    bootable:
-      description: "Whether the volume is bootable."
-      type: bool
-      returned: always
-    availability_zone:
-      description: "Availability zone."
-      type: str
-      returned: always
-    description:
-      description: "Volume description."
-      type: str
-      returned: always
-    metadata:
-      description: "Volume metadata."
-      type: dict
-      returned: always
-    attachments:
-      description: One entry per server that holds the volume.
-      type: list
-      elements: dict
-      returned: always
-      contains:
-        attachment_id:
-          description: "Cinder attachment ID."
-          type: str
-          returned: always
-        server_id:
-          description: "ID of the server."
-          type: str
-          returned: always
-        server_name:
-          description: "Name of the server; null when the server is not visible to these credentials."
-          type: str
-          returned: always
-        host_name:
-          description: "Compute host of the server."
-          type: str
-          returned: always
-        device:
-          description: "Device name in the guest as Nova reported it."
-          type: str
-          returned: always
-        attach_mode:
-          description: "C(rw) or C(ro); null when Cinder does not show the attachment."
-          type: str
-          returned: always
-        attached_at:
-          description: "When the attachment was made."
-          type: str
-          returned: always
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
-    AttachmentChange)
-from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import AttachmentChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
 
 
-class ServerVolumeModule(MultiattachModule):
+class ServerVolumeModule(OpenStackModule):
     argument_spec = dict(
         server=dict(type="str", required=True),
         volume=dict(type="str", required=True),
@@ -223,20 +107,10 @@ class ServerVolumeModule(MultiattachModule):
 
     def run(self):
         change = AttachmentChange(self.conn, self.params["volume"])
-        server_id = change.index.resolve([self.params["server"]])[self.params["server"]]
-        if self.params["state"] == "present":
-            change.plan(change.attached + [server_id], exclusive=False)
-        else:
-            change.plan([s for s in change.attached if s != server_id], exclusive=True)
+        server_id = change.plan_server(self.params["server"], self.params["state"])
         change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
                          self.params["device"])
-        for warning in change.warnings:
-            self.ansible.warn(warning)
-        described = change.described_volume()
-        attachment = next((a for a in described["attachments"] if a["server_id"] == server_id),
-                          None)
-        self.exit(changed=change.changed, diff=change.diff(), attachment=attachment,
-                  volume=described)
+        return change.result(server_id)
 
 
 def main():

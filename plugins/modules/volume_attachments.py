@@ -26,20 +26,6 @@ description:
     them whatever the number of servers (the servers are listed once).
   - Sharing a volume is safe only with a cluster filesystem (OCFS2, GFS2) on
     it; an ordinary filesystem written by two servers is lost.
-  - Nova's API begins an attach (volume and attachment C(reserved)) or a
-    detach (volume C(detaching)) and leaves the rest to the server's compute
-    service, which rolls back what fails; a compute service that dies in
-    between leaves the volume so, and Cinder then refuses every attach and
-    detach of it. Once such a volume has not changed for 120 s, longer than
-    any RPC timeout, the module undoes the transition as Nova does, and warns;
-    a detach with Cinder's C(roll_detaching) action; an attach (not one of a
-    shelved-offloaded server, which stays C(reserved) by design) with an
-    admin's reset-status to C(in-use) and Nova's detach of that server. Then
-    it makes the wanted call again. Without admin credentials an abandoned
-    attach fails the run with the commands an admin runs.
-  - While the compute service of a server is down (also in the minute after
-    it restarts, until it reports again) Nova refuses to detach with HTTP 409;
-    that refusal is retried until I(timeout), then named with the fix.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -61,17 +47,14 @@ options:
 extends_documentation_fragment:
   - multiattach.cloud.openstack
   - multiattach.cloud.openstack.WAIT
+  - multiattach.cloud.openstack.CHANGES
+  - multiattach.cloud.attachments
+  - multiattach.cloud.attributes
 attributes:
   check_mode:
-    support: full
-    description: Reports the servers that would be attached and detached, and calls nothing that changes.
+    details: Reports the servers that would be attached and detached, and calls nothing that changes.
   diff_mode:
-    support: full
-    description: Shows the servers that hold the volume before and after.
-  platform:
-    support: full
-    platforms: all
-    description: Talks to the OpenStack APIs from wherever the module runs.
+    details: Shows the servers that hold the volume before and after.
 """
 
 EXAMPLES = r"""
@@ -119,92 +102,19 @@ detached:
   type: list
   elements: str
 volume:
-  description: The volume after the task, with every attachment, as M(multiattach.cloud.volume_info) describes it.
+  description:
+    - The volume once the servers that hold it are as wanted, with every attachment, as
+      M(multiattach.cloud.volume_info) returns each of its C(volumes); each key is documented
+      there.
   returned: always
   type: dict
-  contains:
-    id:
-      description: "Volume ID."
-      type: str
-      returned: always
-    name:
-      description: "Volume name."
-      type: str
-      returned: always
-    status:
-      description: "Volume status (available, in-use, attaching, ...)."
-      type: str
-      returned: always
-    size:
-      description: "Size in GiB."
-      type: int
-      returned: always
-    multiattach:
-      description: "Whether several servers may attach it at once."
-      type: bool
-      returned: always
-    volume_type:
-      description: "Name of the volume type."
-      type: str
-      returned: always
-    bootable:
-      description: "Whether the volume is bootable."
-      type: bool
-      returned: always
-    availability_zone:
-      description: "Availability zone."
-      type: str
-      returned: always
-    description:
-      description: "Volume description."
-      type: str
-      returned: always
-    metadata:
-      description: "Volume metadata."
-      type: dict
-      returned: always
-    attachments:
-      description: One entry per server that holds the volume.
-      type: list
-      elements: dict
-      returned: always
-      contains:
-        attachment_id:
-          description: "Cinder attachment ID."
-          type: str
-          returned: always
-        server_id:
-          description: "ID of the server."
-          type: str
-          returned: always
-        server_name:
-          description: "Name of the server; null when the server is not visible to these credentials."
-          type: str
-          returned: always
-        host_name:
-          description: "Compute host of the server."
-          type: str
-          returned: always
-        device:
-          description: "Device name in the guest as Nova reported it."
-          type: str
-          returned: always
-        attach_mode:
-          description: "C(rw) or C(ro); null when Cinder does not show the attachment."
-          type: str
-          returned: always
-        attached_at:
-          description: "When the attachment was made."
-          type: str
-          returned: always
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import (
-    AttachmentChange)
-from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import AttachmentChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
 
 
-class VolumeAttachmentsModule(MultiattachModule):
+class VolumeAttachmentsModule(OpenStackModule):
     argument_spec = dict(
         volume=dict(type="str", required=True),
         servers=dict(type="list", elements="str", required=True),
@@ -215,21 +125,9 @@ class VolumeAttachmentsModule(MultiattachModule):
 
     def run(self):
         change = AttachmentChange(self.conn, self.params["volume"])
-        names = change.index.names
-        wanted = sorted(set(change.index.resolve(self.params["servers"]).values()))
-        change.plan(wanted, self.params["exclusive"])
+        change.plan_servers(self.params["servers"], self.params["exclusive"])
         change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"])
-        for warning in change.warnings:
-            self.ansible.warn(warning)
-        actions = dict([(s, "unchanged") for s in wanted if s in change.attached]
-                       + [(s, "attached") for s in change.to_attach]
-                       + [(s, "detached") for s in change.to_detach])
-        self.exit(
-            changed=change.changed, diff=change.diff(),
-            servers=[{"server_id": s, "server_name": names.get(s), "action": a}
-                     for s, a in sorted(actions.items())],
-            attached=change.to_attach, detached=change.to_detach,
-            volume=change.described_volume())
+        return change.result()
 
 
 def main():

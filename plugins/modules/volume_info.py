@@ -39,17 +39,8 @@ options:
     default: false
 extends_documentation_fragment:
   - multiattach.cloud.openstack
-attributes:
-  check_mode:
-    support: full
-    description: Reads only, so check mode changes nothing either.
-  diff_mode:
-    support: none
-    description: Nothing is changed, so there is no diff.
-  platform:
-    support: full
-    platforms: all
-    description: Talks to the OpenStack APIs from wherever the module runs.
+  - multiattach.cloud.openstack.INFO
+  - multiattach.cloud.attributes
 """
 
 EXAMPLES = r"""
@@ -154,12 +145,11 @@ volumes:
           returned: always
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.base import MultiattachModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    attach_modes, describe_volume, find_one_volume)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import volumes_described
 
 
-class VolumeInfoModule(MultiattachModule):
+class VolumeInfoModule(OpenStackModule):
     argument_spec = dict(
         name=dict(type="str"),
         multiattach_only=dict(type="bool", default=False),
@@ -169,24 +159,9 @@ class VolumeInfoModule(MultiattachModule):
     module_kwargs = dict(supports_check_mode=True)
 
     def run(self):
-        all_projects = self.params["all_projects"]
-        query = {"all_projects": True} if all_projects else {}
-        if self.params["name"]:
-            volume = find_one_volume(self.conn, self.params["name"], all_projects)
-            volumes = [volume] if volume else []
-        else:
-            volumes = list(self.conn.block_storage.volumes(details=True, **query))
-        volumes = [v for v in volumes
-                   if (not self.params["multiattach_only"] or v.is_multiattach)
-                   and (not self.params["status"] or v.status == self.params["status"])]
-        attached = [v for v in volumes if v.attachments]
-        server_names, modes = {}, {}
-        if attached:
-            # One list call each, whatever the number of volumes and servers.
-            server_names = {s.id: s.name
-                            for s in self.conn.compute.servers(details=False, **query)}
-            modes = attach_modes(self.conn, {v.id for v in attached}, all_projects)
-        self.exit(volumes=[describe_volume(v, server_names, modes) for v in volumes])
+        return dict(changed=False, volumes=volumes_described(
+            self.conn, self.params["name"], self.params["multiattach_only"],
+            self.params["status"], self.params["all_projects"]))
 
 
 def main():

@@ -49,7 +49,7 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     top_level = {name.split("/")[0] for name in names}
     allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
                "docs", "meta", "plugins", "roles", "playbooks", "molecule", "templates", "tests",
-               "requirements.txt", "bindep.txt"}
+               "requirements.txt", "bindep.txt", "changelogs"}
     assert top_level <= allowed, sorted(top_level - allowed)
     assert not [n for n in names if "ansible_collections" in n.split("/")
                 or n.startswith("templates/local_cloud")]

@@ -35,10 +35,21 @@ def mismatches(value, doc, path):
     return found
 
 
+def referenced_contains(entry, path):
+    """The keys of a value documented once, in volume_info's RETURN, that another module's
+    RETURN refers to: the volume, or one of its attachments."""
+    if "M(multiattach.cloud.volume_info)" not in str(entry.get("description")):
+        return None
+    volume = return_doc("volume_info")["volumes"]["contains"]
+    return volume["attachments"]["contains"] if path == "attachment" else volume
+
+
 def entry_mismatches(item, entry, path):
     if item is None:
         return []
     name = path.rsplit(".", 1)[-1].split("[")[0]
+    if "contains" not in entry and referenced_contains(entry, path) is not None:
+        entry = dict(entry, contains=referenced_contains(entry, path))
     if entry.get("type") == "dict" and isinstance(item, dict) and item and name not in FREE_FORM:
         if "contains" not in entry:
             return ["%s is a dict whose keys are not documented (no contains)" % path]

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.attachments import ABANDONED_AFTER
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ABANDONED_AFTER
 from ansible_runner import ROOT, RunningPlaybook, run_playbook
 from reliability_lab import Lab
 import multiattach_probe

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 from openstack import exceptions as sdk_exceptions
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import attachments
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachments
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 
 def test_plan_attaches_only_the_missing_servers():

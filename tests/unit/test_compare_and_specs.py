@@ -1,8 +1,9 @@
 """Planning and comparison logic of module_utils (no cloud)."""
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import compare, volume_types
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils import compare
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volume_types
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 
 def test_multiattach_is_always_added_to_the_extra_specs():

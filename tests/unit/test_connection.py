@@ -3,7 +3,7 @@ import pytest
 from keystoneauth1 import exceptions as ksa_exceptions
 from openstack import exceptions as sdk_exceptions
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import connection, errors
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import connection, errors
 
 NO_OPTIONS = {name: None for name in connection.CONNECTION_ARGUMENT_SPEC}
 NO_OPTIONS["interface"] = "public"

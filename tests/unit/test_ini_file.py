@@ -1,7 +1,7 @@
 """ini_settings' editor: only the options it sets change, everything else is kept."""
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.ini_file import (
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import (
     IniError, apply_settings, masked_text)
 
 CINDER_CONF = """\

@@ -1,7 +1,7 @@
 """Shareable disk XML: what is built, found and refused (no libvirt needed)."""
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import libvirt_disks
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_disks
 
 DOMAIN = """<domain type='qemu'><name>g1</name><devices>
 <disk type='file' device='disk'><driver name='qemu' type='qcow2'/>

@@ -7,9 +7,9 @@ import libvirt
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import libvirt_host
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_host
 from ansible_collections.multiattach.cloud.plugins.modules import libvirt_host_info
-from ansible_collections.multiattach.cloud.plugins.modules.libvirt_host_info import (
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import (
     version_problems)
 
 
@@ -101,7 +101,7 @@ def test_a_libvirt_error_is_a_message_never_a_traceback(monkeypatch, capsys, fai
         monkeypatch.setattr(conn, "getLibVersion", lambda: 9000000, raising=False)
         monkeypatch.setattr(conn, "getType", lambda: "QEMU", raising=False)
         monkeypatch.setattr(conn, "getVersion", lambda: 7002000, raising=False)
-    monkeypatch.setattr(libvirt_host_info, "open_libvirt", lambda uri: conn)
+    monkeypatch.setattr(libvirt_host, "open_libvirt", lambda uri: conn)
     with patch_module_args({"probe_o_direct": False}), pytest.raises(SystemExit):
         libvirt_host_info.main()
     result = json.loads(capsys.readouterr().out)

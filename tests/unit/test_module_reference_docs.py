@@ -1,22 +1,41 @@
-"""docs/modules/*.md say what the modules' DOCUMENTATION says."""
+"""docs/modules/ is what antsibull-docs makes of the current code (`make docs`), CHANGELOG.md
+what antsibull-changelog makes of changelogs/ (`make changelog`), and the
+docs link modules as modules and roles as roles."""
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
 
 
-def test_the_module_reference_is_generated_from_the_current_code():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "render_module_docs.py"),
-                             "--check"], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout + "\nRun `make docs` and commit docs/modules/."
+def generated_reference(destination):
+    env = dict(os.environ, PATH="%s:%s" % (BIN, os.environ["PATH"]),
+               ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections"))
+    subprocess.run([str(BIN / "antsibull-docs"), "collection", "--use-current",
+                    "--squash-hierarchy", "--fail-on-error", "--output-format", "simplified-rst",
+                    "--dest-dir", str(destination), "multiattach.cloud"],
+                   env=env, capture_output=True, text=True, check=True)
+    return {p.name: p.read_text() for p in destination.iterdir()}
 
 
-def test_every_module_has_a_reference_page():
-    modules = {p.stem for p in (ROOT / "plugins" / "modules").glob("*.py")}
-    pages = {p.stem for p in (ROOT / "docs" / "modules").glob("*.md")}
-    assert modules == pages
+def test_the_reference_is_generated_from_the_current_code():
+    with tempfile.TemporaryDirectory(prefix="multiattach-docs-") as temp:
+        wanted = generated_reference(Path(temp))
+    committed = {p.name: p.read_text() for p in (ROOT / "docs" / "modules").iterdir()}
+    stale = sorted(name for name in set(wanted) | set(committed)
+                   if wanted.get(name) != committed.get(name))
+    assert stale == [], "docs/modules/ is out of date: %s. Run `make docs` and commit it" % stale
+
+
+def test_every_module_and_role_has_a_reference_page():
+    modules = {p.stem + "_module.rst" for p in (ROOT / "plugins" / "modules").glob("*.py")}
+    roles = {p.name + "_role.rst" for p in (ROOT / "roles").iterdir() if (p / "meta").is_dir()}
+    pages = {p.name for p in (ROOT / "docs" / "modules").glob("*.rst")}
+    assert modules | roles | {"index.rst"} == pages
 
 
 def test_roles_are_referenced_as_roles_and_modules_as_modules():
@@ -31,3 +50,13 @@ def test_roles_are_referenced_as_roles_and_modules_as_modules():
                 wrong.append("%s: M(multiattach.cloud.%s)%s" % (
                     path.name, name, " is a role: use R()" if name in roles else ""))
     assert wrong == []
+
+
+def test_the_changelog_is_generated_from_changelogs(tmp_path):
+    """CHANGELOG.md is antsibull-changelog's rendering of changelogs/changelog.yaml."""
+    output = tmp_path / "CHANGELOG.md"
+    subprocess.run([str(BIN / "antsibull-changelog"), "generate", "--output", str(output),
+                    "--output-format", "md"], cwd=str(ROOT), capture_output=True, text=True,
+                   check=True)
+    assert output.read_text() == (ROOT / "CHANGELOG.md").read_text(), \
+        "CHANGELOG.md is out of date: run `make changelog` and commit it"

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 from keystoneauth1 import exceptions as ksa_exceptions
 from openstack import exceptions as sdk_exceptions
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import preflight
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import preflight
 
 
 def proxy(max_version=None, **calls):

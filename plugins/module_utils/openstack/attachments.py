@@ -17,19 +17,15 @@ import calendar
 import datetime
 import time
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import (
-    ModuleFailure, describe_error)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
 from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
-from ansible_collections.multiattach.cloud.plugins.module_utils.volumes import (
-    ATTACHMENTS_MICROVERSION, POLL_SECONDS, attach_modes, attachment_records, describe_volume,
-    find_one_volume, wait_for_volume)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import ATTACHMENTS_MICROVERSION, POLL_SECONDS, attach_modes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attachment_records, describe_volume, find_one_volume, wait_for_volume
 
-try:
-    from keystoneauth1 import exceptions as ksa_exceptions
-    from openstack import exceptions as sdk_exceptions
-except ImportError:  # reported by the module base before any call
-    ksa_exceptions = None
-    sdk_exceptions = None
 
 MULTIATTACH_MICROVERSION = "2.60"
 # A volume in transition (reserved, attaching, detaching) unchanged for longer than this was
@@ -73,10 +69,6 @@ def plan(attached_ids, wanted_ids, exclusive):
     return to_attach, to_detach
 
 
-def attached_server_ids(volume):
-    return sorted({a["server_id"] for a in volume.attachments or [] if a.get("server_id")})
-
-
 def check_sharing_allowed(volume, holders, server_names):
     """Refuse, before any call, a second server on a volume that is not multiattach.
 
@@ -91,39 +83,6 @@ def check_sharing_allowed(volume, holders, server_names):
         "(multiattach.cloud.volume_type) or attach it to one server only"
         % (volume.name or volume.id, volume.volume_type,
            ", ".join(sorted(server_names.get(s, s) for s in holders))))
-
-
-class ServerIndex:
-    """Every server visible to these credentials, listed once; resolves names and IDs."""
-
-    def __init__(self, conn, all_projects=False):
-        query = {"all_projects": True} if all_projects else {}
-        self.servers = list(conn.compute.servers(details=False, **query))
-        self.names = {server.id: server.name for server in self.servers}
-
-    def resolve(self, names_or_ids):
-        """{requested: server ID}; fails naming the unknown and the ambiguous ones."""
-        resolved, unknown, ambiguous = {}, [], []
-        for wanted in names_or_ids:
-            if wanted in self.names:
-                resolved[wanted] = wanted
-                continue
-            matches = [server.id for server in self.servers if server.name == wanted]
-            if len(matches) == 1:
-                resolved[wanted] = matches[0]
-            elif matches:
-                ambiguous.append("%s (%s)" % (wanted, ", ".join(sorted(matches))))
-            else:
-                unknown.append(wanted)
-        problems = []
-        if unknown:
-            problems.append("no server named or with ID %s" % ", ".join(sorted(unknown)))
-        if ambiguous:
-            problems.append("more than one server is named %s: give IDs instead"
-                            % "; ".join(ambiguous))
-        if problems:
-            raise ModuleFailure("; ".join(problems))
-        return resolved
 
 
 def _error_text(error):
@@ -373,6 +332,7 @@ class AttachmentChange:
         self.index = ServerIndex(conn)
         self.attached = attached_server_ids(self.volume)
         self.to_attach, self.to_detach, self.final = [], [], list(self.attached)
+        self.wanted = []
         self.warnings = []
 
     @property
@@ -390,6 +350,41 @@ class AttachmentChange:
                                                  self.to_detach, timeout, wait, device)
             self.volume = last_seen or self.conn.block_storage.get_volume(self.volume.id)
             self.warnings.extend(repairs)
+
+    def plan_server(self, server, state):
+        """Plan one server's attach (present) or detach (absent); returns its ID."""
+        server_id = self.index.resolve([server])[server]
+        if state == "present":
+            self.plan(self.attached + [server_id], exclusive=False)
+        else:
+            self.plan([s for s in self.attached if s != server_id], exclusive=True)
+        return server_id
+
+    def plan_servers(self, servers, exclusive):
+        """Plan the volume's holders to be SERVERS (names or IDs), only them if EXCLUSIVE."""
+        self.wanted = sorted(set(self.index.resolve(servers).values()))
+        self.plan(self.wanted, exclusive)
+
+    def result(self, server_id=None):
+        """The module's result: for one server (server_volume) or for the planned set
+        (volume_attachments); the volume as volume_info describes it."""
+        volume = self.described_volume()
+        result = dict(changed=self.changed, diff=self.diff(), volume=volume)
+        if self.warnings:
+            result["warnings"] = list(self.warnings)
+        if server_id is not None:
+            result["attachment"] = next(
+                (a for a in volume["attachments"] if a["server_id"] == server_id), None)
+            return result
+        names = self.index.names
+        actions = dict([(s, "unchanged") for s in self.wanted if s in self.attached]
+                       + [(s, "attached") for s in self.to_attach]
+                       + [(s, "detached") for s in self.to_detach])
+        result.update(
+            servers=[{"server_id": s, "server_name": names.get(s), "action": a}
+                     for s, a in sorted(actions.items())],
+            attached=self.to_attach, detached=self.to_detach)
+        return result
 
     def described_volume(self):
         """The volume as volume_info describes it, attach modes read from Cinder (one

@@ -10,16 +10,20 @@ not used because writing back through it drops comments and reorders.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import (
-    mask_url_passwords, masked_value)
+from ansible.module_utils.common.text.converters import to_native
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import mask_url_passwords, masked_value
 
 SECTION_LINE = re.compile(r"^\s*\[(?P<name>[^\]]+)\]\s*$")
 OPTION_LINE = re.compile(r"^(?P<name>[^\s=#;\[][^=]*?)\s*=\s*(?P<value>.*?)\s*$")
 
 
-class IniError(ValueError):
+class IniError(ModuleFailure):
     """An option or section name that cannot be written safely."""
 
 
@@ -133,3 +137,85 @@ def masked_text(text):
             line = mask_url_passwords(line)
         masked.append(line)
     return "\n".join(masked) + ("\n" if masked else "")
+
+
+NEW_FILE_MODE = "0640"
+
+
+def check_settings(settings):
+    for section, options in settings.items():
+        if options is not None and not isinstance(options, dict):
+            raise IniError("settings[%r] must be a dict of option: value, got %r"
+                           % (section, options))
+
+
+def read_text(path, create):
+    """The file's text; None when it does not exist and may be created."""
+    if not os.path.exists(path):
+        if not create:
+            raise IniError("%s does not exist; create it first or set create=true" % path)
+        return None
+    if not os.path.isfile(path):
+        raise IniError("%s is not a regular file; point path at the INI file" % path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise IniError("cannot read %s: %s" % (path, to_native(error))) from None
+
+
+def replace_text(module, path, text):
+    """Write TEXT over the existing file PATH; it keeps its mode and owner."""
+    temporary = os.path.join(module.tmpdir, "ini_settings.tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    module.atomic_move(temporary, path, unsafe_writes=module.params["unsafe_writes"])
+
+
+def create_file(module, path, text):
+    """Create PATH holding TEXT with its final mode, owner and group from the start.
+
+    The file is written under a private name (mode 0600) in the same directory,
+    given its attributes, then renamed into place: at no moment does PATH exist
+    with a wider mode than asked (atomic_move would create it 0644 first).
+    """
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        raise IniError("the directory of %s does not exist; create it first" % path)
+    descriptor, temporary = tempfile.mkstemp(prefix=".ini_settings.", dir=directory)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        file_args = module.load_file_common_arguments(module.params, path=temporary)
+        if file_args["mode"] is None:
+            file_args["mode"] = NEW_FILE_MODE
+        module.set_fs_attributes_if_different(file_args, True)
+        os.rename(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def settle_ini_file(module):
+    """Set module.params' settings in its INI file (created when missing and allowed);
+    the module's result, with the text before and after, masked, as its diff."""
+    params = module.params
+    path = params["path"]
+    check_settings(params["settings"])
+    before = read_text(path, params["create"])
+    after, changes = apply_settings(before or "", params["settings"])
+    created = before is None
+    changed = bool(changes) or created
+    if created:
+        if not module.check_mode:
+            create_file(module, path, after)
+    else:
+        if changes and not module.check_mode:
+            replace_text(module, path, after)
+        # In check mode Ansible reports an owner or mode change without making it.
+        changed = module.set_fs_attributes_if_different(
+            module.load_file_common_arguments(params), changed)
+    return dict(changed=changed, changes=changes, path=path,
+                diff=dict(before=masked_text(before or ""), after=masked_text(after),
+                          before_header=path, after_header=path))

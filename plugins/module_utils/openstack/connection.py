@@ -5,17 +5,8 @@
 
 from __future__ import annotations
 
-import traceback
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import openstack
 
-try:
-    import openstack
-    from importlib.metadata import version as _distribution_version
-    SDK_IMPORT_ERROR = None
-except ImportError:
-    openstack = None
-    SDK_IMPORT_ERROR = traceback.format_exc()
-
-MIN_SDK_VERSION = (4, 14, 0)
 APP_NAME = "multiattach.cloud"
 
 CONNECTION_ARGUMENT_SPEC = dict(
@@ -47,11 +38,6 @@ _CONNECT_KEYWORDS = dict(
 
 class ConnectionSettingsError(ValueError):
     """The connection options contradict each other."""
-
-
-def sdk_version():
-    return tuple(int(part) for part in _distribution_version("openstacksdk").split(".")[:3]
-                 if part.isdigit())
 
 
 def connect_keywords(params):

@@ -5,16 +5,12 @@
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.errors import describe_error
-from ansible_collections.multiattach.cloud.plugins.module_utils.volume_types import (
-    is_multiattach_type)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import is_multiattach_type
 
-try:
-    from keystoneauth1 import exceptions as ksa_exceptions
-    from openstack import exceptions as sdk_exceptions
-except ImportError:  # reported by the module base before any call
-    ksa_exceptions = None
-    sdk_exceptions = None
 
 COMPUTE_MULTIATTACH_MICROVERSION = (2, 60)
 BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = (3, 27)
@@ -26,10 +22,6 @@ ADMIN_ONLY = "needs an admin role to read; run preflight with admin credentials 
 
 def check(name, status, detail, fix=None):
     return {"name": name, "status": status, "detail": detail, "fix": fix}
-
-
-def version_text(version):
-    return ".".join(str(part) for part in version) if version else "none"
 
 
 def max_microversion(proxy):
@@ -182,3 +174,18 @@ def summary(results):
     # Not "failed": Ansible reads a result's "failed" key as the task's own outcome.
     return {"ready": not failed and not unknown, "failed_checks": failed,
             "unknown_checks": unknown}
+
+
+def preflight_report(conn, params):
+    """The preflight module's result; a failure naming each failed check and its fix
+    when fail_when_not_ready is set."""
+    checks = run_checks(conn, params["checks"], dict(
+        volume_backend_names=params["volume_backend_names"],
+        compute_nodes=params["compute_nodes"]))
+    result = dict(summary(checks), changed=False, checks=checks)
+    if result["failed_checks"] and params["fail_when_not_ready"]:
+        raise ModuleFailure(
+            "this cloud cannot multiattach yet: %s"
+            % "; ".join("%s (%s; fix: %s)" % (c["name"], c["detail"], c["fix"])
+                        for c in checks if c["status"] == "failed"), **result)
+    return result

@@ -11,6 +11,9 @@ import os
 import traceback
 from xml.etree import ElementTree
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text
+
 try:
     import libvirt
 except ImportError:
@@ -30,10 +33,6 @@ APPARMOR_ENABLED = "/sys/module/apparmor/parameters/enabled"
 def version_tuple(number):
     """libvirt's encoded version (major * 1000000 + minor * 1000 + release) as a tuple."""
     return (number // 1000000, number // 1000 % 1000, number % 1000)
-
-
-def version_text(version):
-    return ".".join(str(part) for part in version)
 
 
 def parse_version(text):
@@ -58,11 +57,11 @@ def open_libvirt(uri, read_only=True):
             % (uri, libvirt_error_text(error))) from None
 
 
-class LibvirtUnavailable(Exception):
+class LibvirtUnavailable(ModuleFailure):
     """No libvirt connection: the message says what is missing and what to do."""
 
 
-class HostCheckError(ValueError):
+class HostCheckError(ModuleFailure):
     """A check that cannot be made as asked; the message names the fix."""
 
 
@@ -199,3 +198,55 @@ def isolation_note(models, selinux, apparmor):
                 "other on that disk")
     return ("no sVirt security driver confines the guests on this host; nothing isolates "
             "guests from each other's disks, shared or not")
+
+
+def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, min_qemu):
+    problems = []
+    if found_libvirt < min_libvirt:
+        problems.append("libvirt %s is older than %s, the first with shareable disks for "
+                        "multiattach; upgrade libvirt" % (version_text(found_libvirt),
+                                                          version_text(min_libvirt)))
+    if hypervisor.upper() == "QEMU" and found_hypervisor < min_qemu:
+        problems.append("QEMU %s is older than %s, the first with share-rw disks; upgrade QEMU"
+                        % (version_text(found_hypervisor), version_text(min_qemu)))
+    return problems
+
+
+def read_libvirt(uri):
+    conn = open_libvirt(uri)
+    try:
+        return libvirt_versions(conn) + (security_models(conn),)
+    finally:
+        conn.close()
+
+
+def host_report(params, check_mode):
+    """What libvirt_host_info returns for its options; writes nothing in check mode."""
+    try:
+        min_libvirt = parse_version(params["min_libvirt_version"])
+        min_qemu = parse_version(params["min_qemu_version"])
+    except ValueError as error:
+        raise HostCheckError("min_libvirt_version/min_qemu_version: %s" % error) from None
+    if params["probe_o_direct"]:
+        direct_ok, direct_detail = direct_io_supported(params["instances_path"],
+                                                       write=not check_mode)
+    else:
+        direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
+    found_libvirt, hypervisor, found_hypervisor, models = read_libvirt(params["uri"])
+    problems = version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt,
+                                min_qemu)
+    if direct_ok is False:
+        problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
+                                        "(ext4, xfs)")
+    selinux, apparmor = selinux_state(), apparmor_state()
+    report = dict(
+        changed=False, supported=not problems, problems=problems,
+        libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
+        hypervisor_version=version_text(found_hypervisor),
+        o_direct=dict(supported=direct_ok, detail=direct_detail),
+        selinux=selinux, apparmor=apparmor, security_models=models,
+        isolation=isolation_note(models, selinux, apparmor))
+    if problems and params["fail_when_unsupported"]:
+        raise ModuleFailure("this host cannot give guests a shareable disk: %s"
+                            % "; ".join(problems), **report)
+    return report

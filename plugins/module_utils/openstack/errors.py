@@ -1,25 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Failures as sentences: what went wrong and what to do about it."""
+"""The cloud's and the SDK's errors as sentences: what went wrong and what to do."""
 
 from __future__ import annotations
 
-try:
-    from keystoneauth1 import exceptions as ksa_exceptions
-    from openstack import exceptions as sdk_exceptions
-except ImportError:  # reported by the module base before any call
-    ksa_exceptions = None
-    sdk_exceptions = None
-
-
-class ModuleFailure(Exception):
-    """A refusal or failure that the module reports with fail_json."""
-
-    def __init__(self, msg, **result):
-        super().__init__(msg)
-        self.msg = msg
-        self.result = result
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
 
 
 HTTP_ADVICE = {

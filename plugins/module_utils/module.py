@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The base of every module of the collection: options, one failure path, the result.
+
+A module is a subclass with `argument_spec`, `module_kwargs` and a `run()` that
+returns the result (a dict with `changed`, and `diff` shown only with --diff) or
+raises ModuleFailure. Every failure ends as a message: ModuleFailure with its own
+words, an error the subclass's `describe()` knows in one sentence, anything else
+with its traceback kept for -vvv.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from ansible.module_utils.basic import missing_required_lib
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import SecretMaskingModule
+
+
+class ModuleFailure(Exception):
+    """A refusal or failure that the module reports with fail_json; RESULT goes with it."""
+
+    def __init__(self, msg, **result):
+        super().__init__(msg)
+        self.msg = msg
+        self.result = result
+
+
+def require_library(name, import_error):
+    """Fail naming the package when its import failed (IMPORT_ERROR is the traceback)."""
+    if import_error:
+        raise ModuleFailure(missing_required_lib(name), exception=import_error)
+
+
+class CollectionModule:
+    argument_spec = {}
+    module_kwargs = {}
+    # Options whose secret-looking values and URL passwords are masked everywhere.
+    masked_options = ()
+
+    def __init__(self):
+        self.ansible = SecretMaskingModule(argument_spec=self.full_argument_spec(),
+                                           masked_options=self.masked_options,
+                                           **self.module_kwargs)
+        self.params = self.ansible.params
+        self.check_mode = self.ansible.check_mode
+
+    def full_argument_spec(self):
+        return dict(self.argument_spec)
+
+    def prepare(self):
+        """Checks and set-up before run(): libraries, options, connections."""
+
+    def describe(self, error):  # pylint: disable=unused-argument
+        """One sentence for an error that needs no traceback; None for any other."""
+        return None
+
+    def run(self):
+        raise NotImplementedError
+
+    def __call__(self):
+        try:
+            self.prepare()
+            result = self.run()
+        except ModuleFailure as failure:
+            self.ansible.fail_json(msg=failure.msg, **failure.result)
+        except Exception as error:  # pylint: disable=broad-except
+            described = self.describe(error)
+            if described is not None:
+                self.ansible.fail_json(msg=described)
+            self.ansible.fail_json(msg="%s: %s" % (type(error).__name__, error),
+                                   exception=traceback.format_exc())
+        diff = result.pop("diff", None)
+        if diff is not None and self.ansible._diff:
+            result["diff"] = diff
+        self.ansible.exit_json(**result)

@@ -1,0 +1,99 @@
+"""Every module file has the one shape docs/development.md asks for: its documentation, one
+class with the argument spec and a run() of a few lines on a base from module_utils, and
+main(). Finding, comparing, acting and waiting live in module_utils; no module calls
+fail_json or exit_json itself (the base's one failure path does)."""
+import ast
+from pathlib import Path
+
+import pytest
+
+MODULES = sorted((Path(__file__).resolve().parents[2] / "plugins" / "modules").glob("*.py"))
+DOC_NAMES = {"DOCUMENTATION", "EXAMPLES", "RETURN"}
+BASES = {"OpenStackModule", "LibvirtModule", "CollectionModule"}
+CLASS_SETTINGS = {"argument_spec", "module_kwargs", "wait_options", "masked_options",
+                  "libvirt_failure"}
+METHODS = {"run", "describe"}
+MAX_METHOD_LINES = 8
+
+
+def shape_problems(source):
+    problems = []
+    classes = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and (node.module == "__future__" or node.module.startswith(
+                ("ansible_collections.multiattach.cloud.plugins.module_utils", "ansible.module_utils"))):
+            continue
+        if isinstance(node, ast.Assign) and {t.id for t in node.targets} <= DOC_NAMES:
+            continue
+        if isinstance(node, ast.ClassDef):
+            classes.append(node)
+            continue
+        if isinstance(node, ast.FunctionDef) and node.name == "main":
+            continue
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            continue
+        problems.append("line %d: %s at the top level" % (node.lineno, ast.unparse(node)[:60]))
+    if len(classes) != 1:
+        return problems + ["%d module classes, not one" % len(classes)]
+    [module_class] = classes
+    if not {ast.unparse(base) for base in module_class.bases} <= BASES:
+        problems.append("%s is not built on %s" % (module_class.name, " or ".join(sorted(BASES))))
+    for node in module_class.body:
+        if isinstance(node, ast.Assign) and {t.id for t in node.targets} <= CLASS_SETTINGS:
+            continue
+        if isinstance(node, ast.FunctionDef) and node.name in METHODS:
+            lines = node.end_lineno - node.lineno
+            if lines > MAX_METHOD_LINES:
+                problems.append("%s() has %d lines: its logic belongs in module_utils"
+                                % (node.name, lines))
+            continue
+        problems.append("line %d: %s in the module class" % (node.lineno, ast.unparse(node)[:60]))
+    for call in ("fail_json", "exit_json"):
+        if call in source:
+            problems.append("calls %s itself" % call)
+    return problems
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.stem for p in MODULES])
+def test_the_module_file_holds_docs_spec_and_a_short_run(path):
+    assert shape_problems(path.read_text()) == []
+
+
+def test_the_shape_check_finds_logic_in_a_module_file():
+    source = '''
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+DOCUMENTATION = ""
+POLL = 1
+
+
+def helper():
+    pass
+
+
+class M(OpenStackModule):
+    argument_spec = {}
+
+    def run(self):
+        a = 1
+        b = 2
+        c = 3
+        d = 4
+        e = 5
+        f = 6
+        g = 7
+        h = 8
+        self.ansible.exit_json(changed=a + h)
+
+    def create(self):
+        pass
+
+
+def main():
+    M()()
+'''
+    problems = shape_problems(source)
+    assert any("POLL = 1 at the top level" in p for p in problems), problems
+    assert any("def helper" in p for p in problems), problems
+    assert any("run() has 9 lines" in p for p in problems), problems
+    assert any("def create" in p for p in problems), problems
+    assert "calls exit_json itself" in problems
