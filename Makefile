@@ -12,7 +12,10 @@ CLOUD_VENV := $(ROOT)/.venv-cloud
 # with (<= 4.14), for the tests that compare against it; 4.14.0 is also the oldest
 # openstacksdk this collection declares, so the module tests run with it too.
 OSCLOUD_VENV := $(ROOT)/.venv-oscloud
-STATE := $(ROOT)/.local-cloud
+# The local cloud's state directory, named here only: tools/local_cloud/paths.py (Python) and
+# the inventory's group_vars (Ansible) read it from the environment.
+export LOCAL_CLOUD_STATE := $(ROOT)/.local-cloud
+STATE := $(LOCAL_CLOUD_STATE)
 COLLECTION_LINK := $(ROOT)/.collections/ansible_collections/multiattach/cloud
 SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
 GET_PIP_STANDIN := $(HOME)/.ansible/test/cache/get_pip_24_2.py
@@ -109,7 +112,7 @@ deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
 # The base cloud starts with multiattach off; the switch is the collection's
 # own cinder_multiattach role (tools/local_cloud/multiattach_switch.yml).
 cloud-base: deps
-	ansible-playbook tools/local_cloud/up.yml
+	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml
 
 cloud-up: cloud-base
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/multiattach_switch.yml \
@@ -207,7 +210,8 @@ BENCH_SIZES ?= 2,10,30
 BENCH_REPEAT ?= 1
 bench: deps $(OPENSTACK_CLOUD)
 	mkdir -p .cache/bench
-	$(WITH_CLOUD) $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) \
+	PYTHONPATH=$(ROOT)/.collections:$(ROOT)/tools:$(ROOT)/tests \
+		$(WITH_CLOUD) $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) \
 		--repeat $(BENCH_REPEAT) --json .cache/bench/attach.json > .cache/bench/attach.md
 	$(VENV)/bin/python tests/bench/vm_phases.py $$(ls .cache/molecule/phases-*.json 2>/dev/null) \
 		> .cache/bench/vm.md

@@ -26,13 +26,11 @@ from pathlib import Path
 import openstack
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
-sys.path.insert(0, str(ROOT / "tools" / "local_cloud"))
+from harness.ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, run_ansible_playbook
+from harness.api_requests import RequestCounter
+from local_cloud import multiattach_probe, paths
 
-from ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, run_ansible_playbook  # noqa: E402  pylint: disable=wrong-import-position
-from api_requests import RequestCounter  # noqa: E402  pylint: disable=wrong-import-position
-import multiattach_probe  # noqa: E402  pylint: disable=wrong-import-position
+ROOT = Path(__file__).resolve().parents[2]
 
 CLOUD = "local-admin"
 SERVICES = ("identity", "compute", "block-storage")
@@ -89,7 +87,7 @@ def playbook_run(tasks, venv=None, extra_env=None):
 def floor(lab, action, names):
     subprocess.run([sys.executable, str(ROOT / "tests" / "bench" / "floor.py"), CLOUD,
                     lab.volume.id, action, *names], check=True,
-                   env=dict(os.environ, OS_CLIENT_CONFIG_FILE=str(ROOT / ".local-cloud" / "clouds.yaml")))
+                   env=dict(os.environ, OS_CLIENT_CONFIG_FILE=str(paths.clouds_yaml())))
     return "ok"
 
 
@@ -267,7 +265,7 @@ def main():
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
-    os.environ.setdefault("OS_CLIENT_CONFIG_FILE", str(ROOT / ".local-cloud" / "clouds.yaml"))
+    os.environ.setdefault("OS_CLIENT_CONFIG_FILE", str(paths.clouds_yaml()))
     conn = openstack.connect(cloud=CLOUD, app_name=OBSERVER)
     started = time.monotonic()
     lab = Lab(conn, max(sizes))

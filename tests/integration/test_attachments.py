@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from ansible_runner import run_module
+from harness.ansible_runner import run_module
 
 
 ATTACHMENTS = "multiattach.cloud.volume_attachments"

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from local_cloud import paths
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / ".venv" / "bin"
@@ -25,7 +26,7 @@ def build_and_install(work):
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"),
            "ANSIBLE_COLLECTIONS_PATH": str(collections),
            "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
-           "OS_CLIENT_CONFIG_FILE": str(ROOT / ".local-cloud" / "clouds.yaml")}
+           "OS_CLIENT_CONFIG_FILE": str(paths.clouds_yaml())}
     build = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--force",
                             "--output-path", str(work), str(ROOT)],
                            capture_output=True, text=True, check=True, cwd=str(work), env=env)

@@ -2,8 +2,8 @@
 import os
 import stat
 
-from ansible_runner import run_module, run_playbook
-from file_events import IN_ATTRIB, IN_CREATE, IN_MOVED_TO, DirectoryEvents
+from harness.ansible_runner import run_module, run_playbook
+from harness.file_events import IN_ATTRIB, IN_CREATE, IN_MOVED_TO, DirectoryEvents
 
 MODULE = "multiattach.cloud.ini_settings"
 CONF = "# keep me\n[DEFAULT]\ndebug = true\n\n[lvm]\nvolume_group = vg\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 import libvirt
 import pytest
 
-from ansible_runner import run_module, run_playbook_file
+from harness.ansible_runner import run_module, run_playbook_file
 
 MODULE = "multiattach.cloud.libvirt_shareable_disk"
 COMPUTE_PLAYBOOK = Path(__file__).resolve().parent / "playbooks" / "compute_shareable_disks.yml"

@@ -4,7 +4,7 @@ import uuid
 import openstack
 import pytest
 
-import multiattach_probe
+from local_cloud import multiattach_probe
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, ROOT, run_module, run_playbook
+from harness.ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, ROOT, run_module, run_playbook
 
 OPENSTACK_CLOUD_VERSION = "2.6.0"
 TASK_TIMEOUT = 40

@@ -6,7 +6,8 @@ import uuid
 import pytest
 import yaml
 
-from ansible_runner import LOCAL_INVENTORY, ROOT, run_module, run_playbook_file
+from harness.ansible_runner import LOCAL_INVENTORY, ROOT, run_module, run_playbook_file
+from local_cloud import paths
 
 PLAYBOOKS = ROOT / "playbooks"
 
@@ -135,7 +136,7 @@ def failing_service():
 
 @pytest.mark.parametrize("placement", ["server error", "connection refused"])
 def test_enable_multiattach_stops_on_a_broken_cloud(failing_service, placement):
-    cloud = yaml.safe_load((ROOT / ".local-cloud" / "clouds.yaml").read_text())["clouds"]
+    cloud = yaml.safe_load(paths.clouds_yaml().read_text())["clouds"]
     broken = dict(cloud["local-admin"], placement_endpoint_override=(
         failing_service if placement == "server error" else "http://127.0.0.1:9/"))
 

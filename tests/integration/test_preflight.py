@@ -3,7 +3,7 @@ import uuid
 
 import pytest
 
-from ansible_runner import run_module
+from harness.ansible_runner import run_module
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """A re-run with nothing to do reads only, with as many requests for 3 servers as for 1."""
-from ansible_runner import run_module
-from api_requests import RequestCounter
+from harness.ansible_runner import run_module
+from harness.api_requests import RequestCounter
 
 ATTACHMENTS = "multiattach.cloud.volume_attachments"
 

@@ -5,7 +5,7 @@ import ast
 import pytest
 import yaml
 
-from ansible_runner import ROOT, run_module
+from harness.ansible_runner import ROOT, run_module
 
 COMMON_KEYS = {"changed", "failed", "invocation", "diff", "warnings", "deprecations", "msg",
                "skipped"}

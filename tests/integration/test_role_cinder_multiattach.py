@@ -5,9 +5,9 @@ import uuid
 import pytest
 from openstack import exceptions as sdk_exceptions
 
-from ansible_runner import run_playbook_file
-from local_cloud_state import (CINDER_CONF, CINDER_POLICY, SWITCH_PLAYBOOK, digest, pids,
-                               wait_for_pool_capability)
+from harness.ansible_runner import run_playbook_file
+from harness.local_cloud_state import (CINDER_CONF, CINDER_POLICY, SWITCH_PLAYBOOK, digest, pids,
+                                       wait_for_pool_capability)
 
 CINDER_SERVICES = ("cinder-api", "cinder-scheduler", "cinder-volume")
 TYPE = "multiattach-fake-1"

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import yaml
 
-from ansible_runner import run_playbook_file, ROOT
+from harness.ansible_runner import run_playbook_file, ROOT
 
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_disk_checks.yml"
 MKFS_TASK = "Create the filesystem on the first node only, of type "

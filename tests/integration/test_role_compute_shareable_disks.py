@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from ansible_runner import run_module, run_playbook_file
-from file_events import DirectoryEvents
-from local_cloud_state import STATE, pids
+from harness.ansible_runner import run_module, run_playbook_file
+from harness.file_events import DirectoryEvents
+from harness.local_cloud_state import STATE, pids
 
 PLAYBOOK = Path(__file__).resolve().parent / "playbooks" / "compute_shareable_disks.yml"
 INFO = "multiattach.cloud.libvirt_host_info"

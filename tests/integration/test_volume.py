@@ -3,10 +3,10 @@ import uuid
 
 import pytest
 
-from ansible_runner import run_module
-from api_requests import RequestCounter
+from harness.ansible_runner import run_module
+from harness.api_requests import RequestCounter
 
-import multiattach_probe
+from local_cloud import multiattach_probe
 
 MODULE = "multiattach.cloud.volume"
 

@@ -3,9 +3,9 @@ import uuid
 
 import pytest
 
-from ansible_runner import run_module
+from harness.ansible_runner import run_module
 
-import multiattach_probe
+from local_cloud import multiattach_probe
 
 
 @pytest.fixture(scope="module")

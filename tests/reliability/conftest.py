@@ -1,30 +1,8 @@
 """Reliability tests run against the local cloud, like the integration tests, and reuse their helpers."""
-import os
-import sys
-from pathlib import Path
-
-import openstack
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
-sys.path.insert(0, str(ROOT / "tools" / "local_cloud"))
-CLOUDS_YAML = ROOT / ".local-cloud" / "clouds.yaml"
-
-import multiattach_probe  # noqa: E402  pylint: disable=wrong-import-position
-from reliability_lab import Lab  # noqa: E402  pylint: disable=wrong-import-position
-
-
-def connect(cloud):
-    if not CLOUDS_YAML.exists() or not (ROOT / ".local-cloud" / "ready.json").exists():
-        pytest.fail("the local cloud is not up: run `make cloud-up`")
-    os.environ.setdefault("OS_CLIENT_CONFIG_FILE", str(CLOUDS_YAML))
-    return openstack.connect(cloud=cloud)
-
-
-@pytest.fixture(scope="session")
-def admin_cloud():
-    return connect("local-admin")
+from harness.reliability_lab import Lab
+from local_cloud import multiattach_probe
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,9 @@ import subprocess
 import pytest
 import yaml
 
-from ansible_runner import ROOT, run_playbook, PlaybookRun
-from reliability_lab import cloud_listing
+from harness.ansible_runner import run_playbook, PlaybookRun
+from harness.reliability_lab import cloud_listing
+from local_cloud import paths
 
 ADMIN = {"cloud": "local-admin"}
 MEMBER = {"cloud": "local-member"}
@@ -19,7 +20,7 @@ NOT_A_CLOUD = {"auth_type": "password", "auth": {
 
 
 def bad_password():
-    clouds = (ROOT / ".local-cloud" / "clouds.yaml").read_text()
+    clouds = paths.clouds_yaml().read_text()
     auth = dict(yaml.safe_load(clouds)["clouds"]["local-admin"]["auth"])
     auth["password"] = "not-the-password"
     return {"auth_type": "password", "auth": auth}
@@ -271,7 +272,7 @@ def inputs(lab, tmp_path_factory):
     ini.write_text("[DEFAULT]\ndebug = false\n")
     cinder = {}
     for name in ("cinder.conf", "policy.yaml"):
-        shutil.copy(ROOT / ".local-cloud" / "etc" / "cinder" / name, files / ("role-" + name))
+        shutil.copy(paths.etc_dir() / "cinder" / name, files / ("role-" + name))
         cinder[name] = files / ("role-" + name)
     ext4 = files / "ext4.raw"
     ext4.write_bytes(b"\0" * (32 << 20))

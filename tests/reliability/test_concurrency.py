@@ -9,11 +9,9 @@ import threading
 
 import pytest
 
-from ansible_runner import run_playbook
-from reliability_lab import Lab
-import multiattach_probe
-
-# CONCURRENCY_ROUNDS=8 for a longer soak; make test runs 3.
+from harness.ansible_runner import run_playbook
+from harness.reliability_lab import Lab
+from local_cloud import multiattach_probe
 ROUNDS = int(os.environ.get("CONCURRENCY_ROUNDS", "3"))
 
 

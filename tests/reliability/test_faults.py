@@ -22,12 +22,13 @@ import time
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ABANDONED_AFTER
-from ansible_runner import ROOT, RunningPlaybook, run_playbook
-from reliability_lab import Lab
-import multiattach_probe
+from harness.ansible_runner import RunningPlaybook, run_playbook
+from harness.reliability_lab import Lab
+from local_cloud import multiattach_probe
+from local_cloud import paths
 
-RUN_DIR = ROOT / ".local-cloud" / "run"
-PROCS = [sys.executable, str(ROOT / "tools" / "local_cloud" / "procs.py"), "--run-dir", str(RUN_DIR)]
+RUN_DIR = paths.run_dir()
+PROCS = [sys.executable, str(paths.PROCS), "--run-dir", str(RUN_DIR)]
 MODULE_TIMEOUT = 40
 SETTLE_TIMEOUT = 240
 TRANSITIONS = ("reserved", "attaching", "detaching")

@@ -2,9 +2,10 @@
 import pytest
 import yaml
 
-from ansible_runner import ROOT, run_playbook
+from harness.ansible_runner import run_playbook
+from local_cloud import paths
 
-CLOUDS = yaml.safe_load((ROOT / ".local-cloud" / "clouds.yaml").read_text())["clouds"]
+CLOUDS = yaml.safe_load(paths.clouds_yaml().read_text())["clouds"]
 
 
 def admin_auth():

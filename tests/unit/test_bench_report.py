@@ -1,10 +1,6 @@
 """The benchmark's report: ratios to the floor and the goals, from made-up figures."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
-
-import attach_bench  # noqa: E402  pylint: disable=wrong-import-position
+from bench import attach_bench
 
 
 def cell(seconds, paths):

@@ -1,10 +1,6 @@
 """molecule/shared_disk/files/lab.py replaces guests and networks an interrupted run left."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "molecule" / "shared_disk" / "files"))
-
-import lab  # noqa: E402  pylint: disable=wrong-import-position
+import lab
 
 DOMAIN = """<domain type='qemu'><name>node-1</name>
   <os><kernel>{run}/../vmlinuz</kernel><initrd>{run}/../initrd.img</initrd></os>

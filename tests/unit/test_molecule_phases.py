@@ -1,10 +1,6 @@
 """tools/molecule_phases.py finds molecule's phases, also task headers molecule wrapped."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-
-import molecule_phases  # noqa: E402  pylint: disable=wrong-import-position
+import molecule_phases
 
 WRAPPED_OUTPUT = [
     "INFO     shared_disk \u279c create: Executing\n",

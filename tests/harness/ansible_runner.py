@@ -7,13 +7,15 @@ from pathlib import Path
 
 import yaml
 
+from local_cloud import paths
+
 ROOT = Path(__file__).resolve().parents[2]
 # The venv whose ansible-playbook and Python run the modules; `make integration-oldest-sdk`
 # points it at a venv with the oldest openstacksdk the collection declares.
 MODULE_VENV = Path(os.environ.get("MULTIATTACH_MODULE_VENV", str(ROOT / ".venv")))
 
 
-LOCAL_INVENTORY = ROOT / "tools" / "local_cloud" / "inventory" / "hosts.yml"
+LOCAL_INVENTORY = paths.INVENTORY
 # openstack.cloud (the newest release, taken out of the `ansible` package by the
 # Makefile) beside this collection, for the tests and benchmarks that compare.
 OPENSTACK_CLOUD_COLLECTIONS = "%s:%s" % (ROOT / ".cache" / "openstack-cloud", ROOT / ".collections")
@@ -27,7 +29,7 @@ def ansible_env(extra_env=None):
         "ANSIBLE_CALLBACK_PLUGINS": str(Path(__file__).resolve().parent / "callback_plugins"),
         "ANSIBLE_LOCALHOST_WARNING": "false",
         "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-        "OS_CLIENT_CONFIG_FILE": str(ROOT / ".local-cloud" / "clouds.yaml"),
+        "OS_CLIENT_CONFIG_FILE": str(paths.clouds_yaml()),
     })
     env.update(extra_env or {})
     return env

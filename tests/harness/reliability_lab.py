@@ -3,7 +3,7 @@ import uuid
 
 import openstack
 
-import multiattach_probe
+from local_cloud import multiattach_probe
 
 
 def cloud_listing(conn):

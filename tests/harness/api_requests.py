@@ -2,7 +2,7 @@
 import re
 from collections import Counter
 
-from ansible_runner import ROOT
+from local_cloud import paths
 
 LOGS = {"compute": "nova-api.log", "block-storage": "cinder-api.log",
         "identity": "keystone.log", "placement": "placement-api.log", "network": "neutron-api.log"}
@@ -31,7 +31,7 @@ class RequestCounter:
         self.offsets = {}
 
     def _path(self, service):
-        return ROOT / ".local-cloud" / "log" / LOGS[service]
+        return paths.log_dir() / LOGS[service]
 
     def start(self):
         self.offsets = {s: self._path(s).stat().st_size for s in self.services}

@@ -3,16 +3,16 @@ import hashlib
 import json
 import time
 
-from ansible_runner import ROOT
+from local_cloud import paths
 
-STATE = ROOT / ".local-cloud"
-CINDER_CONF = STATE / "etc" / "cinder" / "cinder.conf"
-CINDER_POLICY = STATE / "etc" / "cinder" / "policy.yaml"
-SWITCH_PLAYBOOK = ROOT / "tools" / "local_cloud" / "multiattach_switch.yml"
+STATE = paths.state()
+CINDER_CONF = paths.etc_dir() / "cinder" / "cinder.conf"
+CINDER_POLICY = paths.etc_dir() / "cinder" / "policy.yaml"
+SWITCH_PLAYBOOK = paths.TOOLS / "multiattach_switch.yml"
 
 
 def pids(*names):
-    return {name: json.loads((STATE / "run" / (name + ".proc.json")).read_text())["pid"]
+    return {name: json.loads((paths.run_dir() / (name + ".proc.json")).read_text())["pid"]
             for name in names}
 
 

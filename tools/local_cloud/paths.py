@@ -1,0 +1,42 @@
+"""Where the local cloud keeps its state, for Python.
+
+The one definition is the Makefile's LOCAL_CLOUD_STATE, which it exports to every command it
+runs (ansible-playbook reads it too, in inventory/group_vars/all.yml). Outside make, export it:
+`export LOCAL_CLOUD_STATE=$PWD/.local-cloud`.
+"""
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT / "tools" / "local_cloud"
+INVENTORY = TOOLS / "inventory" / "hosts.yml"
+PROCS = TOOLS / "procs.py"
+
+
+def state():
+    """The state directory; a clear failure when LOCAL_CLOUD_STATE is not set."""
+    value = os.environ.get("LOCAL_CLOUD_STATE")
+    if not value:
+        raise RuntimeError("LOCAL_CLOUD_STATE is not set: run this through make (make integration, "
+                           "make cloud-up), or export LOCAL_CLOUD_STATE=%s/.local-cloud" % ROOT)
+    return Path(value)
+
+
+def clouds_yaml():
+    return state() / "clouds.yaml"
+
+
+def ready_file():
+    return state() / "ready.json"
+
+
+def run_dir():
+    return state() / "run"
+
+
+def log_dir():
+    return state() / "log"
+
+
+def etc_dir():
+    return state() / "etc"
