@@ -15,7 +15,6 @@ OSCLOUD_VENV := $(ROOT)/.venv-oscloud
 # The local cloud's state directory, named here only: tools/local_cloud/paths.py (Python) and
 # the inventory's group_vars (Ansible) read it from the environment.
 export LOCAL_CLOUD_STATE := $(ROOT)/.local-cloud
-STATE := $(LOCAL_CLOUD_STATE)
 COLLECTION_LINK := $(ROOT)/.collections/ansible_collections/multiattach/cloud
 SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
 GET_PIP_STANDIN := $(HOME)/.ansible/test/cache/get_pip_24_2.py
@@ -26,11 +25,11 @@ APT_PACKAGES := git python3-venv python3-dev build-essential pkg-config \
 	libvirt-dev mariadb-server rabbitmq-server
 
 export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
-export OS_CLIENT_CONFIG_FILE := $(STATE)/clouds.yaml
+export OS_CLIENT_CONFIG_FILE := $(LOCAL_CLOUD_STATE)/clouds.yaml
 export PATH := $(VENV)/bin:$(PATH)
 
 LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
-PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(STATE)/run
+PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
 	faults molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
@@ -119,14 +118,14 @@ cloud-up: cloud-base
 		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true)
 
 cloud-down:
-	@if [ -d $(STATE)/run ]; then $(PROCS) stop; fi
-	@rm -f $(STATE)/ready.json
+	@if [ -d $(LOCAL_CLOUD_STATE)/run ]; then $(PROCS) stop; fi
+	@rm -f $(LOCAL_CLOUD_STATE)/ready.json
 
 cloud-status:
 	@$(PROCS) status
 
 cloud-clean: cloud-down
-	rm -rf $(STATE)
+	rm -rf $(LOCAL_CLOUD_STATE)
 
 # --- the main job -------------------------------------------------------------
 

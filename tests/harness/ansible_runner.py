@@ -9,7 +9,7 @@ import yaml
 
 from local_cloud import paths
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = paths.ROOT
 # The venv whose ansible-playbook and Python run the modules; `make integration-oldest-sdk`
 # points it at a venv with the oldest openstacksdk the collection declares.
 MODULE_VENV = Path(os.environ.get("MULTIATTACH_MODULE_VENV", str(ROOT / ".venv")))

@@ -48,8 +48,9 @@ def entry_mismatches(item, entry, path):
     if item is None:
         return []
     name = path.rsplit(".", 1)[-1].split("[")[0]
-    if "contains" not in entry and referenced_contains(entry, path) is not None:
-        entry = dict(entry, contains=referenced_contains(entry, path))
+    referenced = None if "contains" in entry else referenced_contains(entry, path)
+    if referenced is not None:
+        entry = dict(entry, contains=referenced)
     if entry.get("type") == "dict" and isinstance(item, dict) and item and name not in FREE_FORM:
         if "contains" not in entry:
             return ["%s is a dict whose keys are not documented (no contains)" % path]

@@ -235,8 +235,8 @@ def converge_disk(conn, params, check_mode):
         if missing and not check_mode:
             domain.attachDeviceFlags(wanted_xml, scope_flags(missing))
         after_views = domain_views(domain, params) if not check_mode else views
-        attached = next((find_disk(xml, source) for xml in after_views.values()
-                         if find_disk(xml, source) is not None), None)
+        found = (find_disk(xml, source) for xml in after_views.values())
+        attached = next((disk for disk in found if disk is not None), None)
         disk = describe(attached if attached is not None else ElementTree.fromstring(wanted_xml))
         before_text = next((text for text in before.values() if text), "")
         after_text = element_text(attached) if attached is not None else wanted_xml

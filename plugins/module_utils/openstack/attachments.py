@@ -108,7 +108,6 @@ class AttachmentWorker:
         self.deadline = time.time() + timeout
         self.timeout = timeout
         self.wait = wait
-        self.retries = 0
         self.repairs = []  # what _repair_abandoned undid, for the module's warnings
         self.last_seen = None  # the volume as the last wait read it
 
@@ -147,7 +146,6 @@ class AttachmentWorker:
                     raise
                 if repair and self._repair_abandoned():
                     continue
-                self.retries += 1
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
@@ -208,9 +206,7 @@ class AttachmentWorker:
                 % (volume.name or volume.id, server_id, record.get("id"), record.get("status"),
                    ABANDONED_AFTER, volume.id, server_id, volume.id)) from None
         try:
-            self._with_retries("detach", server_id, lambda: self._call(
-                "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)),
-                repair=False)
+            self._ask_nova_to_detach(server_id, repair=False)
         except sdk_exceptions.NotFoundException:
             # Nova holds no mapping for it (its API rolled back half): Cinder's record is all.
             response = self.conn.block_storage.delete("/attachments/%s" % record["id"],
@@ -241,6 +237,12 @@ class AttachmentWorker:
             return False
         return True
 
+    def _ask_nova_to_detach(self, server_id, repair=True):
+        """Nova's detach of this server's attachment; NotFoundException when it holds none."""
+        self._with_retries("detach", server_id, lambda: self._call(
+            "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)),
+            repair=repair)
+
     def attach(self, server_id, device=None):
         def attached(v):
             return server_id in attached_server_ids(v) and v.status == "in-use"
@@ -260,9 +262,7 @@ class AttachmentWorker:
             return server_id not in attached_server_ids(v) and v.status in ("available", "in-use")
         while True:
             try:
-                self._with_retries("detach", server_id, lambda: self._call(
-                    "delete", "/servers/%s/os-volume_attachments/%s" % (server_id,
-                                                                        self.volume_id)))
+                self._ask_nova_to_detach(server_id)
             except sdk_exceptions.NotFoundException:
                 self.last_seen = None  # no read since the call: the last one is stale
                 return  # gone already: what we wanted

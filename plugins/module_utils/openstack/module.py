@@ -10,6 +10,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.connec
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.connection import ConnectionSettingsError, connect
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error, is_anticipated
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import MIN_SDK_VERSION, SDK_IMPORT_ERROR, sdk_version
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text
 
 
 class OpenStackModule(CollectionModule):
@@ -33,11 +34,12 @@ class OpenStackModule(CollectionModule):
 
     def prepare(self):
         require_library("openstacksdk", SDK_IMPORT_ERROR)
-        if sdk_version() < MIN_SDK_VERSION:
+        installed = sdk_version()
+        if installed < MIN_SDK_VERSION:
             raise ModuleFailure(
                 "openstacksdk %s is too old: this collection needs >= %s. Upgrade it in the "
-                "Python that runs the module" % (".".join(map(str, sdk_version())),
-                                                 ".".join(map(str, MIN_SDK_VERSION))))
+                "Python that runs the module" % (version_text(installed),
+                                                 version_text(MIN_SDK_VERSION)))
         timeout = self.params.get("timeout")
         if timeout is not None and timeout < 1:
             raise ModuleFailure(
