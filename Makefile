@@ -20,9 +20,17 @@ SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
 GET_PIP_STANDIN := $(HOME)/.ansible/test/cache/get_pip_24_2.py
 # on | off: whether the local cloud's Cinder backend reports multiattach.
 MULTIATTACH ?= on
+# default | full: the local cloud's profile (docs/local-cloud.md). full adds a one-node Ceph
+# and a Cinder RBD backend; the inventory's group_vars read LOCAL_CLOUD_PROFILE.
+CLOUD_PROFILE ?= default
+ifeq ($(filter default full,$(CLOUD_PROFILE)),)
+$(error CLOUD_PROFILE=$(CLOUD_PROFILE) is not a profile: use CLOUD_PROFILE=default or CLOUD_PROFILE=full)
+endif
+export LOCAL_CLOUD_PROFILE := $(CLOUD_PROFILE)
 
 APT_PACKAGES := git python3-venv python3-dev build-essential pkg-config \
 	libvirt-dev mariadb-server rabbitmq-server
+FULL_APT_PACKAGES := ceph-mon ceph-mgr ceph-osd python3-rados python3-rbd qemu-block-extra
 
 export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export OS_CLIENT_CONFIG_FILE := $(LOCAL_CLOUD_STATE)/clouds.yaml
@@ -32,13 +40,14 @@ LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
-	faults molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
+	faults integration-full molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
 
 help:
 	@echo "The main job and every test:"
 	@echo "  make demo                    local cloud up, the collection's playbooks run against it"
 	@echo "  make test                    unit sanity lint integration integration-oldest-sdk"
-	@echo "                               reliability faults molecule, in that order (CI runs it)"
+	@echo "                               reliability faults integration-full molecule, in that"
+	@echo "                               order (CI runs it)"
 	@echo "Each part of make test alone (those that need the local cloud start it and stop it"
 	@echo "again, or use it as it is when it is up):"
 	@echo "  make unit                    pytest tests/unit"
@@ -49,11 +58,13 @@ help:
 	@echo "  make reliability             bad input, secrets with -vvv, concurrent runs"
 	@echo "  make faults                  cinder-volume, nova-compute, RabbitMQ, the controller"
 	@echo "                               killed while the modules work (slow)"
+	@echo "  make integration-full        the full profile (Ceph RBD backend); restarts the cloud in it"
 	@echo "  make molecule                two libvirt guests share one disk with OCFS2"
 	@echo "                               (MOLECULE_FS=gfs2 for GFS2)"
 	@echo "The local cloud:"
 	@echo "  make cloud-up                start it, multiattach switched by the cinder_multiattach role"
 	@echo "                               (MULTIATTACH=on|off, default on; also switches a running cloud)"
+	@echo "                               CLOUD_PROFILE=full adds Ceph and a Cinder RBD backend"
 	@echo "  make cloud-down              stop every process it started"
 	@echo "  make cloud-status            list its processes"
 	@echo "  make cloud-clean             stop it and delete its state"
@@ -69,6 +80,10 @@ help:
 
 .stamps/apt: tools/install-apt-packages.sh Makefile
 	tools/install-apt-packages.sh $(APT_PACKAGES)
+	@mkdir -p .stamps && touch $@
+
+.stamps/apt-full: tools/install-apt-packages.sh Makefile
+	tools/install-apt-packages.sh $(FULL_APT_PACKAGES)
 	@mkdir -p .stamps && touch $@
 
 $(VENV)/.installed: requirements/dev.txt .stamps/apt
@@ -110,12 +125,14 @@ deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
 
 # The base cloud starts with multiattach off; the switch is the collection's
 # own cinder_multiattach role (tools/local_cloud/multiattach_switch.yml).
-cloud-base: deps
-	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml
+# A cloud that fails to come up is stopped again: nothing is left running.
+cloud-base: deps $(if $(filter full,$(CLOUD_PROFILE)),.stamps/apt-full)
+	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml || { $(MAKE) cloud-down; exit 1; }
 
 cloud-up: cloud-base
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/multiattach_switch.yml \
-		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true)
+		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true) \
+		|| { $(MAKE) cloud-down; exit 1; }
 
 cloud-down:
 	@if [ -d $(LOCAL_CLOUD_STATE)/run ]; then $(PROCS) stop; fi
@@ -136,12 +153,14 @@ demo: cloud-base
 # pytest exits 5 when it ran no test; make stops on any non-zero exit, so
 # "no tests ran" fails the build instead of passing silently.
 
-# The cloud goes up once for the four steps that use it, and down before molecule
+# The cloud goes up once for the four steps of the default profile, once more in the full
+# profile, and down before molecule
 # (whose guests need the memory); each step also runs alone (tools/with-cloud.sh).
 test: deps
 	$(MAKE) unit sanity lint
 	$(MAKE) cloud-up
 	$(MAKE) integration integration-oldest-sdk reliability faults || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) integration-full || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) cloud-down
 	$(MAKE) molecule
 
@@ -193,6 +212,11 @@ reliability: deps
 # they shake the cloud).
 faults: deps
 	$(WITH_CLOUD) $(VENV)/bin/pytest $(FAULT_TESTS)
+
+# The local cloud's full profile (a one-node Ceph, Cinder's RBD backend): a cloud up in the
+# default profile is restarted in it (state kept) and stopped afterwards.
+integration-full: deps .stamps/apt-full
+	LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) $(VENV)/bin/pytest tests/full
 
 # Two libvirt guests share one raw disk with a cluster filesystem (molecule/shared_disk).
 # molecule destroys the lab (guests, network, daemons) also when a step fails.

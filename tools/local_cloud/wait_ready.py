@@ -5,8 +5,9 @@
 Stages:
   conductor  nova-conductor's service row exists (nova-compute may start).
   ready      every Nova and Cinder service is up, the compute node is mapped
-             to a cell and known to Placement, the Cinder pool has reported its
-             capabilities (with multiattach as asked), and Neutron answers.
+             to a cell and known to Placement, the Cinder pool of --backend has
+             reported its capabilities (with multiattach as asked), and Neutron
+             answers.
 """
 
 import argparse
@@ -30,19 +31,25 @@ def conductor_registered(conn, _args):
 def everything_ready(conn, args):
     services = compute_services(conn)
     for binary in ("nova-conductor", "nova-scheduler", "nova-compute"):
-        if binary not in services or services[binary].state != "up":
-            return "%s is not up" % binary
-    volume_services = {svc.binary: svc for svc in conn.block_storage.services()}
+        if binary not in services:
+            return "%s is not registered" % binary
+    volume_services = list(conn.block_storage.services())
     for binary in ("cinder-scheduler", "cinder-volume"):
-        if binary not in volume_services or volume_services[binary].state != "up":
-            return "%s is not up" % binary
+        if binary not in {svc.binary for svc in volume_services}:
+            return "%s is not registered" % binary
+    # Every registered service, not one per binary: a service of a profile or backend that
+    # is no longer started must have been removed (up.yml does), or it would stay down.
+    for svc in list(conn.compute.services()) + volume_services:
+        if svc.state != "up":
+            return "%s on %s is not up" % (svc.binary, svc.host)
     if not list(conn.compute.hypervisors()):
         return "no hypervisor mapped to a cell yet"
     if not list(conn.placement.resource_providers()):
         return "no resource provider in Placement yet"
-    pools = list(conn.block_storage.backend_pools())
+    pools = [pool for pool in conn.block_storage.backend_pools()
+             if pool.name.split("#")[0].endswith("@" + args.backend)]
     if not pools:
-        return "cinder-scheduler has no pool capabilities yet"
+        return "cinder-scheduler has no capabilities of backend %s yet" % args.backend
     wanted = args.multiattach == "on"
     reported = bool(pools[0].capabilities.get("multiattach"))
     if reported != wanted:
@@ -60,6 +67,8 @@ def main():
     parser.add_argument("stage", choices=sorted(STAGES))
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--multiattach", choices=("on", "off"), default="on")
+    parser.add_argument("--backend", default="fake-1",
+                        help="the Cinder backend whose pool must report (others may too)")
     args = parser.parse_args()
     check = STAGES[args.stage]
     deadline = time.time() + args.timeout
