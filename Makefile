@@ -133,8 +133,20 @@ cloud-up: cloud-base
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/multiattach_switch.yml \
 		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true) \
 		|| { $(MAKE) cloud-down; exit 1; }
+ifeq ($(CLOUD_PROFILE),full)
+	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/full_compute.yml \
+		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true) \
+		|| { $(MAKE) cloud-down; exit 1; }
+endif
 
+# A full profile that is up first loses its libvirt host's servers and service (Nova
+# detaches their RBD volumes while that backend still runs); then whatever guest and ceph
+# secret is left goes, while libvirtd still answers; then every process.
 cloud-down:
+	@if grep -qs '"profile": "full"' $(LOCAL_CLOUD_STATE)/ready.json && $(PROCS) status >/dev/null 2>&1; then \
+		$(CLOUD_VENV)/bin/python tools/local_cloud/forget_compute.py local-admin localcloud-libvirt; fi
+	@if [ -e $(LOCAL_CLOUD_STATE)/run/libvirtd.proc.json ]; then \
+		$(VENV)/bin/python tools/local_cloud/libvirt_lab.py clean; fi
 	@if [ -d $(LOCAL_CLOUD_STATE)/run ]; then $(PROCS) stop; fi
 	@rm -f $(LOCAL_CLOUD_STATE)/ready.json
 

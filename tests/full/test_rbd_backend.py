@@ -4,35 +4,20 @@ Run by `make integration-full` (the local cloud in CLOUD_PROFILE=full). The back
 section was written by the cinder_multiattach role from the inventory's group_vars;
 Ceph itself is asked (`rbd`, `ceph`) what Cinder made there.
 """
-import json
-import subprocess
 import uuid
 
 import pytest
 
 from harness.ansible_runner import run_module
-from local_cloud import multiattach_probe, paths
+from harness.ceph import ceph_json
+from local_cloud import multiattach_probe
 
 BACKEND = "rbd-1"
 POOL = "volumes"
 TYPE = "multiattach-" + BACKEND
-CEPH_CONF = str(paths.etc_dir() / "ceph" / "ceph.conf")
 # Cinder's RBD driver strips these from a multiattach volume's image: they let one
 # client at a time write (librbd's exclusive lock) and keep per-client state.
 SINGLE_WRITER_FEATURES = {"exclusive-lock", "object-map", "fast-diff", "journaling"}
-
-
-def ceph_json(*argv):
-    command = [argv[0], "-c", CEPH_CONF, *argv[1:], "--format", "json"]
-    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def full_profile():
-    ready = json.loads(paths.ready_file().read_text())
-    if ready.get("profile") != "full":
-        pytest.fail("the local cloud is up in profile %r: run `make integration-full`, which "
-                    "starts it with CLOUD_PROFILE=full" % ready.get("profile"))
 
 
 @pytest.fixture

@@ -40,10 +40,17 @@ def everything_ready(conn, args):
     # Every registered service, not one per binary: a service of a profile or backend that
     # is no longer started must have been removed (up.yml does), or it would stay down.
     for svc in list(conn.compute.services()) + volume_services:
-        if svc.state != "up":
+        if svc.state != "up" and svc.host not in args.not_yet:
             return "%s on %s is not up" % (svc.binary, svc.host)
-    if not list(conn.compute.hypervisors()):
-        return "no hypervisor mapped to a cell yet"
+    registered = {svc.host for svc in conn.compute.services(binary="nova-compute")}
+    # A hypervisor is listed once its host is mapped to a cell; libvirt names the node
+    # after the machine, so the service's host tells which one it is.
+    mapped = {(hyp.service_details or {}).get("host") for hyp in conn.compute.hypervisors(details=True)}
+    for host in args.compute_host:
+        if host not in registered:
+            return "nova-compute on %s is not registered" % host
+        if host not in mapped:
+            return "compute host %s is not mapped to a cell yet" % host
     if not list(conn.placement.resource_providers()):
         return "no resource provider in Placement yet"
     pools = [pool for pool in conn.block_storage.backend_pools()
@@ -67,6 +74,10 @@ def main():
     parser.add_argument("stage", choices=sorted(STAGES))
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--multiattach", choices=("on", "off"), default="on")
+    parser.add_argument("--compute-host", action="append", default=[],
+                        help="a compute host that must be registered and mapped (repeat)")
+    parser.add_argument("--not-yet", action="append", default=[],
+                        help="a host whose services may be down: it starts later (repeat)")
     parser.add_argument("--backend", default="fake-1",
                         help="the Cinder backend whose pool must report (others may too)")
     args = parser.parse_args()

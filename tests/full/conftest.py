@@ -1,0 +1,15 @@
+"""The full profile: every test here needs the local cloud started with CLOUD_PROFILE=full."""
+import json
+
+import pytest
+
+from local_cloud import paths
+
+
+@pytest.fixture(scope="session", autouse=True)
+def full_profile():
+    ready = json.loads(paths.ready_file().read_text()) if paths.ready_file().exists() else {}
+    if ready.get("profile") != "full":
+        pytest.fail("the local cloud is not up in the full profile (%r): run "
+                    "`make integration-full`, which starts it with CLOUD_PROFILE=full"
+                    % ready.get("profile"))
