@@ -20,8 +20,9 @@ SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
 GET_PIP_STANDIN := $(HOME)/.ansible/test/cache/get_pip_24_2.py
 # on | off: whether the local cloud's Cinder backend reports multiattach.
 MULTIATTACH ?= on
-# default | full: the local cloud's profile (docs/local-cloud.md). full adds a one-node Ceph
-# and a Cinder RBD backend; the inventory's group_vars read LOCAL_CLOUD_PROFILE.
+# default | full: the local cloud's profile (docs/local-cloud.md). full adds a one-node Ceph,
+# a Cinder RBD backend and a libvirt nova-compute; the inventory's group_vars read
+# LOCAL_CLOUD_PROFILE.
 CLOUD_PROFILE ?= default
 ifeq ($(filter default full,$(CLOUD_PROFILE)),)
 $(error CLOUD_PROFILE=$(CLOUD_PROFILE) is not a profile: use CLOUD_PROFILE=default or CLOUD_PROFILE=full)
@@ -58,13 +59,15 @@ help:
 	@echo "  make reliability             bad input, secrets with -vvv, concurrent runs"
 	@echo "  make faults                  cinder-volume, nova-compute, RabbitMQ, the controller"
 	@echo "                               killed while the modules work (slow)"
-	@echo "  make integration-full        the full profile (Ceph RBD backend); restarts the cloud in it"
+	@echo "  make integration-full        the full profile: Nova's libvirt guests share an RBD volume;"
+	@echo "                               restarts the cloud in it"
 	@echo "  make molecule                two libvirt guests share one disk with OCFS2"
 	@echo "                               (MOLECULE_FS=gfs2 for GFS2)"
 	@echo "The local cloud:"
 	@echo "  make cloud-up                start it, multiattach switched by the cinder_multiattach role"
 	@echo "                               (MULTIATTACH=on|off, default on; also switches a running cloud)"
-	@echo "                               CLOUD_PROFILE=full adds Ceph and a Cinder RBD backend"
+	@echo "                               CLOUD_PROFILE=full adds Ceph, a Cinder RBD backend and a"
+	@echo "                               libvirt nova-compute (QEMU TCG)"
 	@echo "  make cloud-down              stop every process it started"
 	@echo "  make cloud-status            list its processes"
 	@echo "  make cloud-clean             stop it and delete its state"
@@ -225,8 +228,9 @@ reliability: deps
 faults: deps
 	$(WITH_CLOUD) $(VENV)/bin/pytest $(FAULT_TESTS)
 
-# The local cloud's full profile (a one-node Ceph, Cinder's RBD backend): a cloud up in the
-# default profile is restarted in it (state kept) and stopped afterwards.
+# The local cloud's full profile (a one-node Ceph, Cinder's RBD backend, a libvirt
+# nova-compute): a cloud up in the default profile is restarted in it (state kept) and
+# stopped afterwards.
 integration-full: deps .stamps/apt-full
 	LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) $(VENV)/bin/pytest tests/full
 

@@ -3,10 +3,12 @@
 The tests that use it never skip: without a cloud they fail and say how to start one.
 """
 import os
+import uuid
 
 import openstack
 import pytest
 
+from harness.volumes import delete_and_wait
 from local_cloud import paths
 
 
@@ -25,3 +27,12 @@ def admin_cloud():
 @pytest.fixture(scope="session")
 def member_cloud():
     return connect("local-member")
+
+
+@pytest.fixture
+def volume_name(admin_cloud):
+    """A name no volume has; every volume with it is deleted after the test."""
+    name = "test-vol-" + uuid.uuid4().hex[:8]
+    yield name
+    for volume in admin_cloud.block_storage.volumes(name=name, all_projects=True):
+        delete_and_wait(admin_cloud, volume)

@@ -15,16 +15,12 @@ import pytest
 
 from harness.ansible_runner import run_module
 from harness.ceph import watchers
-from local_cloud import multiattach_probe
+from harness.volumes import delete_and_wait
 
 LIBVIRT_HOST = "localcloud-libvirt"
 POOL = "volumes"
 SHARED_TYPE = "multiattach-rbd-1"
 DISK_XML = re.compile(r"<disk .*?</disk>", re.S)
-
-
-def wait_deleted(cloud, volume):
-    cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=120)
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +71,7 @@ def shared_volume(admin_cloud):
     for attachment in volume.attachments:
         admin_cloud.compute.delete_volume_attachment(attachment["server_id"], volume.id)
     admin_cloud.block_storage.wait_for_status(volume, "available", wait=120)
-    admin_cloud.block_storage.delete_volume(volume)
-    wait_deleted(admin_cloud, volume)
+    delete_and_wait(admin_cloud, volume)
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,8 @@ Run by `make integration-full` (the local cloud in CLOUD_PROFILE=full). The back
 section was written by the cinder_multiattach role from the inventory's group_vars;
 Ceph itself is asked (`rbd`, `ceph`) what Cinder made there.
 """
-import uuid
-
-import pytest
-
 from harness.ansible_runner import run_module
 from harness.ceph import ceph_json
-from local_cloud import multiattach_probe
 
 BACKEND = "rbd-1"
 POOL = "volumes"
@@ -18,16 +13,6 @@ TYPE = "multiattach-" + BACKEND
 # Cinder's RBD driver strips these from a multiattach volume's image: they let one
 # client at a time write (librbd's exclusive lock) and keep per-client state.
 SINGLE_WRITER_FEATURES = {"exclusive-lock", "object-map", "fast-diff", "journaling"}
-
-
-@pytest.fixture
-def name(admin_cloud):
-    volume_name = "full-rbd-" + uuid.uuid4().hex[:8]
-    yield volume_name
-    for volume in admin_cloud.block_storage.volumes(name=volume_name):
-        admin_cloud.block_storage.delete_volume(volume)
-        admin_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS,
-                                                  wait=60)
 
 
 def test_ceph_is_healthy_with_one_osd():
@@ -45,9 +30,10 @@ def test_the_rbd_pool_reports_multiattach_and_has_its_type(admin_cloud):
     assert volume_type.extra_specs == {"multiattach": "<is> True", "volume_backend_name": BACKEND}
 
 
-def test_the_volume_module_makes_a_shareable_rbd_image(admin_cloud, name):
+def test_the_volume_module_makes_a_shareable_rbd_image(admin_cloud, volume_name):
     created = run_module("multiattach.cloud.volume",
-                         {"cloud": "local-member", "name": name, "size": 1, "volume_type": TYPE})
+                         {"cloud": "local-member", "name": volume_name, "size": 1,
+                          "volume_type": TYPE})
 
     assert created["changed"] is True, created.get("msg")
     volume = admin_cloud.block_storage.get_volume(created["volume"]["id"])
@@ -59,8 +45,8 @@ def test_the_volume_module_makes_a_shareable_rbd_image(admin_cloud, name):
     assert not SINGLE_WRITER_FEATURES & set(info["features"]), info["features"]
 
 
-def test_deleting_the_volume_removes_its_image(admin_cloud, name):
-    args = {"cloud": "local-member", "name": name, "size": 1, "volume_type": TYPE}
+def test_deleting_the_volume_removes_its_image(volume_name):
+    args = {"cloud": "local-member", "name": volume_name, "size": 1, "volume_type": TYPE}
     volume_id = run_module("multiattach.cloud.volume", args)["volume"]["id"]
 
     deleted = run_module("multiattach.cloud.volume", dict(args, state="absent"))

@@ -5,6 +5,7 @@ import pytest
 
 from harness.ansible_runner import run_module
 from harness.api_requests import RequestCounter
+from harness.volumes import delete_and_wait
 
 from local_cloud import multiattach_probe
 
@@ -25,12 +26,8 @@ def types(admin_cloud):
 
 
 @pytest.fixture
-def name(admin_cloud):
-    volume_name = "it-vol-" + uuid.uuid4().hex[:8]
-    yield volume_name
-    for volume in admin_cloud.block_storage.volumes(name=volume_name):
-        admin_cloud.block_storage.delete_volume(volume)
-        admin_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=60)
+def name(volume_name):
+    return volume_name
 
 
 def volumes_named(cloud, volume_name):
@@ -130,8 +127,7 @@ def test_a_member_creates_a_multiattach_volume_in_its_project(member_cloud, type
         assert [v.is_multiattach for v in volumes_named(member_cloud, name)] == [True]
     finally:
         for volume in volumes_named(member_cloud, name):
-            member_cloud.block_storage.delete_volume(volume)
-            member_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=60)
+            delete_and_wait(member_cloud, volume)
 
 
 def test_creating_needs_size_and_type(admin_cloud, name):

@@ -4,6 +4,7 @@ import uuid
 import pytest
 
 from harness.ansible_runner import run_module
+from harness.volumes import delete_and_wait
 
 from local_cloud import multiattach_probe
 
@@ -116,8 +117,7 @@ def test_absent_refuses_while_a_volume_uses_the_type_and_names_it(admin_cloud, t
         assert "still used by 1 volume" in result["msg"] and volume.id in result["msg"]
         assert cloud_type(admin_cloud, type_name) is not None
     finally:
-        admin_cloud.block_storage.delete_volume(volume)
-        admin_cloud.block_storage.wait_for_delete(volume, interval=multiattach_probe.POLL_SECONDS, wait=60)
+        delete_and_wait(admin_cloud, volume)
 
 
 def test_a_type_with_encryption_is_refused(admin_cloud, type_name):
