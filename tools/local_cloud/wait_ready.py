@@ -29,9 +29,9 @@ def conductor_registered(conn, _args):
 
 
 def everything_ready(conn, args):
-    services = compute_services(conn)
+    compute = list(conn.compute.services())
     for binary in ("nova-conductor", "nova-scheduler", "nova-compute"):
-        if binary not in services:
+        if binary not in {svc.binary for svc in compute}:
             return "%s is not registered" % binary
     volume_services = list(conn.block_storage.services())
     for binary in ("cinder-scheduler", "cinder-volume"):
@@ -39,10 +39,10 @@ def everything_ready(conn, args):
             return "%s is not registered" % binary
     # Every registered service, not one per binary: a service of a profile or backend that
     # is no longer started must have been removed (up.yml does), or it would stay down.
-    for svc in list(conn.compute.services()) + volume_services:
+    for svc in compute + volume_services:
         if svc.state != "up" and svc.host not in args.not_yet:
             return "%s on %s is not up" % (svc.binary, svc.host)
-    registered = {svc.host for svc in conn.compute.services(binary="nova-compute")}
+    registered = {svc.host for svc in compute if svc.binary == "nova-compute"}
     # A hypervisor is listed once its host is mapped to a cell; libvirt names the node
     # after the machine, so the service's host tells which one it is.
     mapped = {(hyp.service_details or {}).get("host") for hyp in conn.compute.hypervisors(details=True)}
