@@ -79,7 +79,8 @@ def test_a_compute_service_down_for_the_whole_timeout_is_named_with_the_fix():
         worker._with_retries("detach", "s1", refuse)  # pylint: disable=protected-access
     assert len(calls) > 1
     assert "refused to detach server s1" in failure.value.msg
-    assert "compute service of the server is down" in failure.value.msg
+    assert "counts the compute service of the server as down" in failure.value.msg
+    assert "nova-manage db archive_deleted_rows" in failure.value.msg
     assert "Start nova-compute" in failure.value.msg
 
 

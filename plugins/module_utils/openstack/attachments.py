@@ -138,10 +138,13 @@ class AttachmentWorker:
                 if time.time() + delay > self.deadline:
                     if _compute_service_down(error):
                         raise ModuleFailure(
-                            "Nova refused to %s server %s for the whole timeout (%d s): the "
-                            "compute service of the server is down (HTTP 409: %s). Start "
-                            "nova-compute on the server's host, check it is up (openstack "
-                            "compute service list), then run again"
+                            "Nova refused to %s server %s for the whole timeout (%d s): it "
+                            "counts the compute service of the server as down (HTTP 409: %s). "
+                            "Start nova-compute on the server's host and check it is up "
+                            "(openstack compute service list). If it is up and the host's "
+                            "compute service was once deleted, Nova may be reading the deleted "
+                            "service row: `nova-manage db archive_deleted_rows` removes it. "
+                            "Then run again"
                             % (action, server_id, self.timeout, COMPUTE_SERVICE_DOWN)) from None
                     raise
                 if repair and self._repair_abandoned():
