@@ -16,7 +16,15 @@ description:
     API microversion (3.27 or later); volume types with
     C(multiattach=<is> True); backend pools that report the C(multiattach)
     capability (admin); compute nodes with the C(COMPUTE_VOLUME_MULTI_ATTACH)
-    trait in Placement (admin)."
+    trait in Placement (admin); compute nodes as Nova's hypervisors API shows
+    them: nova-compute up and enabled, and on libvirt hosts QEMU 2.10 or later
+    (admin)."
+  - The libvirt version (3.10 or later for a shareable disk) is not in Nova's
+    API, which reports only the hypervisor's (QEMU's) version. Check it on the
+    compute host with M(multiattach.cloud.libvirt_host_info) or the
+    C(compute_shareable_disks) role. A running nova-compute with the libvirt
+    driver implies its own minimum (libvirt 8.0.0 and QEMU 6.2.0 for Nova 34),
+    well above what multiattach needs.
   - Without an admin role the admin-only checks are C(unknown), not failures.
     C(unknown) means only that the cloud refused to show these credentials
     the answer (HTTP 403). A check whose service fails (HTTP 5xx) or cannot be
@@ -35,6 +43,7 @@ options:
       - multiattach_volume_types
       - backend_pools_multiattach
       - compute_nodes_multiattach_trait
+      - compute_nodes_hypervisor
     default: []
   volume_backend_names:
     description:
@@ -46,9 +55,10 @@ options:
     default: []
   compute_nodes:
     description:
-      - Limit C(compute_nodes_multiattach_trait) to these compute nodes (as
-        Placement names them, the hypervisor hostname); then every one of them
-        must have the trait.
+      - Limit C(compute_nodes_multiattach_trait) and C(compute_nodes_hypervisor)
+        to these compute nodes (their hypervisor hostname, as Placement and
+        Nova's hypervisors API name them); then every one of them must qualify,
+        not just any one.
     type: list
     elements: str
     default: []

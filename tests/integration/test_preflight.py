@@ -25,9 +25,10 @@ def test_as_admin_every_check_passes_on_a_capable_cloud(multiattach_type):
     assert result["changed"] is False
     assert set(checks) == {"compute_api_microversion", "block_storage_api_microversion",
                            "multiattach_volume_types", "backend_pools_multiattach",
-                           "compute_nodes_multiattach_trait"}
+                           "compute_nodes_multiattach_trait", "compute_nodes_hypervisor"}
     assert multiattach_type in checks["multiattach_volume_types"]["detail"]
     assert "localcloud@fake-1#fake" in checks["backend_pools_multiattach"]["detail"]
+    assert "localcloud (fake)" in checks["compute_nodes_hypervisor"]["detail"]
 
 
 def test_as_member_the_admin_only_checks_are_unknown_not_failed(multiattach_type):
@@ -36,8 +37,10 @@ def test_as_member_the_admin_only_checks_are_unknown_not_failed(multiattach_type
     assert not result.get("failed")
     assert checks["backend_pools_multiattach"]["status"] == "unknown"
     assert checks["compute_nodes_multiattach_trait"]["status"] == "unknown"
+    assert checks["compute_nodes_hypervisor"]["status"] == "unknown"
     assert checks["compute_api_microversion"]["status"] == "ok"
     assert checks["multiattach_volume_types"]["status"] == "ok"
     assert result["ready"] is False and result["failed_checks"] == []
     assert sorted(result["unknown_checks"]) == ["backend_pools_multiattach",
+                                                "compute_nodes_hypervisor",
                                                 "compute_nodes_multiattach_trait"]

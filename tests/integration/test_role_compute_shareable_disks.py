@@ -57,22 +57,27 @@ def test_an_instances_directory_that_is_missing_fails_and_says_so(prepared_host,
     assert run.failures and "does not exist" in run.failure_message
 
 
-def test_the_node_trait_is_checked_in_placement(prepared_host):
-    trait = prepared_host.result(
-        "Ask Placement whether the compute node has the COMPUTE_VOLUME_MULTI_ATTACH trait")
-    assert trait["ready"] is True
-    assert "localcloud" in trait["checks"][0]["detail"]
+def test_the_node_is_checked_through_placement_and_nova(prepared_host):
+    node = prepared_host.result(
+        "Ask Nova and Placement about the compute node (multiattach trait; up, enabled, QEMU version)")
+    assert node["ready"] is True
+    checks = {c["name"]: c for c in node["checks"]}
+    assert set(checks) == {"compute_nodes_multiattach_trait", "compute_nodes_hypervisor"}
+    assert "localcloud" in checks["compute_nodes_multiattach_trait"]["detail"]
+    assert "localcloud (fake)" in checks["compute_nodes_hypervisor"]["detail"]
 
     unknown = run_playbook_file(PLAYBOOK, extra_vars={
         "compute_shareable_disks_compute_node": "no-such-node"})
     assert unknown.failures
     assert "Placement knows no compute node named no-such-node" in unknown.failure_message
+    assert "Nova knows no compute node named no-such-node" in unknown.failure_message
 
 
 def test_a_cloud_missing_from_clouds_yaml_is_a_warning_not_a_failure(prepared_host):
     run = run_playbook_file(PLAYBOOK, extra_vars={"compute_shareable_disks_cloud": "no-such-cloud"})
     assert not run.failures, run.failure_message
-    warning = run.result("Warn that the trait was not checked because Nova could not be asked")
+    warning = run.result(
+        "Warn that the compute node was not checked through the cloud because it could not be asked")
     assert "no-such-cloud" in warning["msg"]
 
 

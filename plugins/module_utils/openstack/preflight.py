@@ -15,6 +15,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume
 COMPUTE_MULTIATTACH_MICROVERSION = (2, 60)
 BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = (3, 27)
 MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
+# Nova's libvirt driver reports QEMU's version for both virt types (qemu, kvm), as one number.
+LIBVIRT_HYPERVISOR_TYPES = ("QEMU", "KVM")
+MIN_MULTIATTACH_QEMU = (2, 10, 0)
 SERVICE_FIX = ("check that the service named above runs and its log; run preflight again once "
                "it answers")
 ADMIN_ONLY = "needs an admin role to read; run preflight with admin credentials to know"
@@ -134,12 +137,81 @@ def check_compute_traits(conn, scope):
                  % (MULTIATTACH_TRAIT, len(providers)), fix)
 
 
+def _version_triple(number):
+    """Nova's hypervisor_version (major * 1000000 + minor * 1000 + micro) as a tuple."""
+    number = int(number or 0)
+    return (number // 1000000, number // 1000 % 1000, number % 1000)
+
+
+def _hypervisor_problem(hypervisor):
+    """Why this compute node cannot hold a shared volume now, with the fix; None if it can."""
+    name = hypervisor.name
+    if hypervisor.state != "up":
+        return ("%s: its nova-compute is down" % name,
+                "start nova-compute on %s and check it reports (openstack compute service list)"
+                % name)
+    if hypervisor.status != "enabled":
+        reason = (hypervisor.service_details or {}).get("disabled_reason")
+        return ("%s: its nova-compute is disabled%s" % (name, " (%s)" % reason if reason else ""),
+                "enable it: openstack compute service set --enable HOST nova-compute")
+    if hypervisor.hypervisor_type in LIBVIRT_HYPERVISOR_TYPES:
+        found = _version_triple(hypervisor.hypervisor_version)
+        if found < MIN_MULTIATTACH_QEMU:
+            return ("%s: QEMU %s; a shareable disk needs QEMU %s (and libvirt 3.10)"
+                    % (name, version_text(found), version_text(MIN_MULTIATTACH_QEMU)),
+                    "upgrade QEMU and libvirt on %s (the compute_shareable_disks role checks "
+                    "both on the host)" % name)
+    return None
+
+
+def _hypervisor_text(hypervisor):
+    if hypervisor.hypervisor_type in LIBVIRT_HYPERVISOR_TYPES:
+        return "%s (QEMU %s)" % (hypervisor.name,
+                                 version_text(_version_triple(hypervisor.hypervisor_version)))
+    return "%s (%s)" % (hypervisor.name, hypervisor.hypervisor_type)
+
+
+def check_compute_hypervisors(conn, scope):
+    try:
+        hypervisors = sorted(conn.compute.hypervisors(details=True), key=lambda h: h.name)
+    except sdk_exceptions.ForbiddenException:
+        return check("compute_nodes_hypervisor", "unknown", "Nova's hypervisors " + ADMIN_ONLY)
+    wanted = scope.get("compute_nodes")
+    if wanted:
+        unknown = sorted(set(wanted) - set(h.name for h in hypervisors))
+        if unknown:
+            return check("compute_nodes_hypervisor", "failed",
+                         "Nova knows no compute node named %s (it knows: %s)"
+                         % (", ".join(unknown), ", ".join(h.name for h in hypervisors) or "none"),
+                         "name the node as Nova does (its hypervisor_hostname) and check that "
+                         "nova-compute runs there")
+        hypervisors = [h for h in hypervisors if h.name in wanted]
+    problems = [(h, _hypervisor_problem(h)) for h in hypervisors]
+    fit = [h for h, problem in problems if problem is None]
+    unfit = [problem for unused_h, problem in problems if problem is not None]
+    fit_text = ", ".join(_hypervisor_text(h) for h in fit)
+    if unfit and (wanted or not fit):
+        return check("compute_nodes_hypervisor", "failed",
+                     "; ".join(detail for detail, unused_fix in unfit),
+                     "; ".join(fix for unused_detail, fix in unfit))
+    if not fit:
+        return check("compute_nodes_hypervisor", "failed", "Nova has no compute node",
+                     "start nova-compute on a host and map it to a cell "
+                     "(nova-manage cell_v2 discover_hosts)")
+    detail = "compute nodes up, enabled, QEMU %s or later where libvirt: %s" % (
+        version_text(MIN_MULTIATTACH_QEMU), fit_text)
+    if unfit:
+        detail += "; not fit: " + "; ".join(d for d, unused_fix in unfit)
+    return check("compute_nodes_hypervisor", "ok", detail)
+
+
 CHECKS = (
     ("compute_api_microversion", check_compute_microversion),
     ("block_storage_api_microversion", check_block_storage_microversion),
     ("multiattach_volume_types", check_volume_types),
     ("backend_pools_multiattach", check_backend_pools),
     ("compute_nodes_multiattach_trait", check_compute_traits),
+    ("compute_nodes_hypervisor", check_compute_hypervisors),
 )
 
 
