@@ -135,3 +135,33 @@ def test_restart_runs_the_same_command_again_with_a_new_pid(run_dir):
 def test_restart_of_an_unknown_name_fails_and_says_why(run_dir):
     result = procs(run_dir, "restart", "nobody")
     assert result.returncode == 1 and "cannot restart nobody" in result.stderr
+
+
+def test_start_all_starts_each_once_and_reports_one_that_exits_at_once(run_dir):
+    daemons = [{"name": "one", "log": str(run_dir / "one.log"), "argv": ["sleep", "60"]},
+               {"name": "two", "argv": ["sleep", "60"]},
+               {"name": "broken", "log": str(run_dir / "b.log"), "argv": ["false"]}]
+    first = subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), "start-all",
+                            "--log-dir", str(run_dir)],
+                           input=json.dumps(daemons), capture_output=True, text=True, timeout=60,
+                           check=False)
+    again = subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), "start-all"],
+                           input=json.dumps(daemons[:1]), capture_output=True, text=True,
+                           timeout=60, check=False)
+
+    assert first.returncode == 1, first.stderr
+    assert "one: started" in first.stdout and "two: started" in first.stdout
+    assert "broken: exited at once" in first.stderr and "b.log" in first.stderr
+    assert not (run_dir / "broken.proc.json").exists()
+    assert alive(record(run_dir, "one")["pid"]) and alive(record(run_dir, "two")["pid"])
+    assert record(run_dir, "two")["log"] == str(run_dir / "two.log")
+    assert again.returncode == 0
+    assert "one: already running as PID %d" % record(run_dir, "one")["pid"] in again.stdout
+
+
+def test_start_all_refuses_input_that_is_not_a_list_of_daemons(run_dir):
+    result = subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), "start-all"],
+                            input='[{"name": "x"}]', capture_output=True, text=True, timeout=60,
+                            check=False)
+    assert result.returncode == 2 and "JSON list of {name, argv, log}" in result.stderr
+    assert 'without argv, log' in result.stderr

@@ -7,6 +7,9 @@ else on the machine. A PID file records the leader's PID and its start time
 recognised, and process titles that uWSGI and oslo.service rewrite do not matter.
 
     procs.py --run-dir DIR start --log FILE NAME -- COMMAND [ARG...]
+    procs.py --run-dir DIR start-all [--log-dir DIR]
+                                              (JSON on stdin: [{"name", "argv", "log"}, ...];
+                                               no "log": LOG_DIR/NAME.log)
     procs.py --run-dir DIR stop [NAME...]     (no NAME: all, newest first)
     procs.py --run-dir DIR restart NAME...    (same command and log as before)
     procs.py --run-dir DIR status             (exit 0 only when all are alive;
@@ -94,30 +97,77 @@ def records(run_dir):
     return sorted(found, key=lambda rec: rec["started"])
 
 
-def start(args):
-    path = pid_file(args.run_dir, args.name)
+def launch(run_dir, name, log_path, command):
+    """Start COMMAND as NAME unless it runs; its Popen, or None when it was running."""
+    path = pid_file(run_dir, name)
     record = read_record(path)
     if record and is_ours(record):
-        print("%s: already running as PID %d" % (args.name, record["pid"]))
-        return 0
-    with open(args.log, "ab") as log:
+        print("%s: already running as PID %d" % (name, record["pid"]))
+        return None
+    with open(log_path, "ab") as log:
         process = subprocess.Popen(
-            args.command, stdin=subprocess.DEVNULL, stdout=log,
+            command, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True,
-            cwd=args.run_dir)
-    record = {"name": args.name, "pid": process.pid, "argv": args.command, "log": args.log,
+            cwd=run_dir)
+    record = {"name": name, "pid": process.pid, "argv": command, "log": log_path,
               "start_time": start_time_of(process.pid), "started": time.time()}
     with open(path + ".tmp", "w", encoding="utf-8") as handle:
         json.dump(record, handle)
     os.replace(path + ".tmp", path)
+    return process
+
+
+def settle(run_dir, launched):
+    """After a moment, report each launched (name, log, process); 1 if one exited at once."""
+    if not launched:
+        return 0
     time.sleep(0.3)
-    if process.poll() is not None:
-        os.unlink(path)
-        print("%s: exited at once with status %s, see %s"
-              % (args.name, process.returncode, args.log), file=sys.stderr)
-        return 1
-    print("%s: started as PID %d" % (args.name, process.pid))
-    return 0
+    status_code = 0
+    for name, log_path, process in launched:
+        if process.poll() is not None:
+            os.unlink(pid_file(run_dir, name))
+            print("%s: exited at once with status %s, see %s"
+                  % (name, process.returncode, log_path), file=sys.stderr)
+            status_code = 1
+        else:
+            print("%s: started as PID %d" % (name, process.pid))
+    return status_code
+
+
+def start(args):
+    process = launch(args.run_dir, args.name, args.log, args.command)
+    return settle(args.run_dir, [(args.name, args.log, process)] if process else [])
+
+
+def start_all(args):
+    """Start every daemon of a JSON list on stdin: [{"name", "argv", "log"}, ...]; a daemon
+    without "log" logs to LOG_DIR/NAME.log."""
+    try:
+        daemons = json.load(sys.stdin)
+    except ValueError as error:
+        daemons = error
+    problem = None
+    if not isinstance(daemons, list):
+        problem = "not a JSON list"
+    else:
+        for daemon in daemons:
+            if isinstance(daemon, dict) and not daemon.get("log") and args.log_dir and daemon.get("name"):
+                daemon["log"] = os.path.join(args.log_dir, daemon["name"] + ".log")
+            missing = [key for key in ("name", "argv", "log")
+                       if not isinstance(daemon, dict) or not daemon.get(key)]
+            if missing:
+                problem = "%s without %s" % (json.dumps(daemon), ", ".join(missing))
+                break
+    if problem:
+        print("start-all wants a JSON list of {name, argv, log} on stdin (log may be left to "
+              "--log-dir); started nothing: %s" % problem, file=sys.stderr)
+        return 2
+    launched = []
+    for daemon in daemons:
+        process = launch(args.run_dir, daemon["name"], daemon["log"], daemon["argv"])
+        if process:
+            launched.append((daemon["name"], daemon["log"], process))
+    return settle(args.run_dir, launched)
 
 
 def signal_group(pgid, sig):
@@ -195,6 +245,8 @@ def main():
     start_parser.add_argument("name")
     start_parser.add_argument("--log", required=True)
     start_parser.add_argument("command", nargs=argparse.REMAINDER)
+    start_all_parser = sub.add_parser("start-all")
+    start_all_parser.add_argument("--log-dir")
     stop_parser = sub.add_parser("stop")
     stop_parser.add_argument("names", nargs="*")
     restart_parser = sub.add_parser("restart")
@@ -209,6 +261,8 @@ def main():
         if not args.command:
             parser.error("start needs a command after --")
         return start(args)
+    if args.action == "start-all":
+        return start_all(args)
     if args.action == "stop":
         return stop(args)
     if args.action == "restart":
