@@ -92,8 +92,7 @@ def test_an_available_volume_is_retyped_but_an_in_use_one_is_refused(admin_cloud
 
     probe = multiattach_probe.Probe(admin_cloud, "rt-" + uuid.uuid4().hex[:8])
     try:
-        flavor = admin_cloud.compute.find_flavor("m1.tiny", ignore_missing=False)
-        server = probe.create_server("s", flavor.id)
+        server = probe.create_server("s")
         probe.wait_for_servers()
         volume = volumes_named(admin_cloud, name)[0]
         assert multiattach_probe.attach(admin_cloud, server.id, volume.id).status_code == 200

@@ -1,7 +1,7 @@
 """Show that a cloud can multiattach: one volume, N servers, raw openstacksdk.
 
 Creates a volume type with `multiattach: "<is> True"`, a volume of it and N
-servers booted from volume (no image, no network), attaches the volume to every
+servers booted the standard way (the local cloud's image and flavor, no network), attaches the volume to every
 server with compute API 2.60, then detaches it from the first server only.
 Deletes everything it made, also on failure. Prints a JSON report:
 
@@ -17,6 +17,10 @@ import uuid
 import openstack
 
 MULTIATTACH_MICROVERSION = "2.60"
+# Made by the local cloud's cloud-up (tools/local_cloud/up.yml): servers boot from this image
+# on this flavor (1 GiB root disk; the fake compute writes nothing).
+SERVER_IMAGE = "local-blank"
+SERVER_FLAVOR = "m1.image"
 SERVER_TIMEOUT = 120
 VOLUME_TIMEOUT = 60
 # openstacksdk polls every 2 s by default; the fake drivers finish in well under a
@@ -66,6 +70,7 @@ class Probe:
         self.volume_type = None
         self.volumes = []
         self.servers = []
+        self._boot = None
 
     def create_type(self):
         self.volume_type = self.conn.block_storage.create_type(
@@ -79,14 +84,15 @@ class Probe:
             volume, status="available", failures=["error"], interval=POLL_SECONDS,
             wait=VOLUME_TIMEOUT)
 
-    def create_server(self, name, flavor_id):
-        boot_volume = self.create_volume(name + "-boot")
-        self.conn.block_storage.set_volume_bootable_status(boot_volume, True)
+    def create_server(self, name):
+        """A server booted from SERVER_IMAGE on SERVER_FLAVOR (imageRef and flavorRef)."""
+        if self._boot is None:
+            self._boot = (self.conn.image.find_image(SERVER_IMAGE, ignore_missing=False).id,
+                          self.conn.compute.find_flavor(SERVER_FLAVOR, ignore_missing=False).id)
+        image_id, flavor_id = self._boot
         server = self.conn.compute.create_server(
-            name=self.prefix + "-" + name, flavor_id=flavor_id, networks="none",
-            block_device_mapping_v2=[{
-                "boot_index": 0, "uuid": boot_volume.id, "source_type": "volume",
-                "destination_type": "volume", "delete_on_termination": False}])
+            name=self.prefix + "-" + name, image_id=image_id, flavor_id=flavor_id,
+            networks="none")
         self.servers.append(server)
         return server
 
@@ -143,13 +149,11 @@ def run(conn, server_count, prefix):
     report = {"servers": server_count, "prefix": prefix}
     probe = Probe(conn, prefix)
     try:
-        flavor = conn.compute.find_flavor("m1.tiny", ignore_missing=False)
         volume_type = probe.create_type()
         shared = probe.create_volume("shared", volume_type=volume_type.name)
         report["volume_type"] = {"name": volume_type.name, "extra_specs": volume_type.extra_specs}
         report["created"] = volume_state(conn, shared.id)
-        servers = [probe.create_server("server%d" % index, flavor.id)
-                   for index in range(server_count)]
+        servers = [probe.create_server("server%d" % index) for index in range(server_count)]
         probe.wait_for_servers()
         server_ids = sorted(server.id for server in servers)
 

@@ -2,6 +2,7 @@
 
     register.py identity SPEC   users, projects, roles, services, endpoints
     register.py compute SPEC    flavors (needs nova-api)
+    register.py image SPEC      images (needs glance-api)
 
 Idempotent: what exists is left as it is. Reads a JSON description of what to
 register from SPEC, and clouds.yaml (through
@@ -85,7 +86,18 @@ def register_identity(conn, spec, created):
                 created.append("%s endpoint for %s" % (interface, service["type"]))
 
 
-PARTS = {"identity": register_identity, "compute": register_flavors}
+def register_images(conn, spec, created):
+    """Public images of zeros (spec: name, size_mib): what the fake compute needs to boot."""
+    for image in spec["images"]:
+        if not conn.image.find_image(image["name"]):
+            conn.image.create_image(
+                name=image["name"], data=b"\0" * (image["size_mib"] * 2**20),
+                disk_format="raw", container_format="bare", visibility="public",
+                allow_duplicates=True)
+            created.append("image " + image["name"])
+
+
+PARTS = {"identity": register_identity, "compute": register_flavors, "image": register_images}
 
 
 def main(part, spec_path):

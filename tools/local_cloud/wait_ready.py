@@ -62,6 +62,7 @@ def everything_ready(conn, args):
     if reported != wanted:
         return "pool %s reports multiattach=%s" % (pools[0].name, reported)
     list(conn.network.networks())
+    list(conn.image.images(limit=1))
     return None
 
 
