@@ -34,14 +34,25 @@ def write_if_different(dest, content, keep_existing=False):
     return True
 
 
+def make_directories(path):
+    """Make PATH and its missing parents, each 0700 (os.makedirs gives the parents the umask's
+    mode); True when one was made."""
+    missing = []
+    while path and not os.path.isdir(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    for directory in reversed(missing):
+        os.mkdir(directory, 0o700)
+    return bool(missing)
+
+
 def main():
     wanted = json.load(sys.stdin)
     changed = []
     path = None
     try:
         for path in wanted.get("directories", []):
-            if not os.path.isdir(path):
-                os.makedirs(path, mode=0o700)
+            if make_directories(path):
                 changed.append(path)
         for path, content in wanted.get("files", []):
             if write_if_different(path, content):
