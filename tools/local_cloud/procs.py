@@ -144,8 +144,8 @@ def start_all(args):
     without "log" logs to LOG_DIR/NAME.log."""
     try:
         daemons = json.load(sys.stdin)
-    except ValueError as error:
-        daemons = error
+    except ValueError:
+        daemons = None
     problem = None
     if not isinstance(daemons, list):
         problem = "not a JSON list"

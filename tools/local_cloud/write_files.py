@@ -4,8 +4,9 @@ up.yml renders the templates on the controller and hands everything over as JSON
 {"directories": [path, ...], "files": [[dest, content], ...], "copies": [[src, dest], ...],
  "keep": [[dest, content], ...], "remove": [path, ...]}.
 Directories are made 0700, files written 0600 when their content differs ("keep": only when
-missing), "remove" paths deleted when present. One process instead of one Ansible task item per path: on these 2-core machines each
-item costs about half a second, some forty of them a cloud-up. Prints {"changed": [path, ...]};
+missing), "remove" paths deleted when present. One process instead of one Ansible task item
+per path: on these 2-core machines each item costs about half a second, some forty of them a
+cloud-up. Prints {"changed": [path, ...]};
 an error names the path and exits 1 (stderr carries no file content: the files hold secrets).
 """
 import json

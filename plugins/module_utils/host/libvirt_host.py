@@ -12,7 +12,7 @@ import traceback
 from xml.etree import ElementTree
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text, version_tuple
 
 try:
     import libvirt
@@ -22,17 +22,9 @@ except ImportError:
 else:
     LIBVIRT_IMPORT_ERROR = None
 
-# Shareable disks (<shareable/> with cache='none' and share-rw) need both.
-MIN_LIBVIRT_VERSION = (3, 10, 0)
-MIN_QEMU_VERSION = (2, 10, 0)
 DIRECT_IO_BLOCK = 4096
 SELINUX_ENFORCE = "/sys/fs/selinux/enforce"
 APPARMOR_ENABLED = "/sys/module/apparmor/parameters/enabled"
-
-
-def version_tuple(number):
-    """libvirt's encoded version (major * 1000000 + minor * 1000 + release) as a tuple."""
-    return (number // 1000000, number // 1000 % 1000, number % 1000)
 
 
 def parse_version(text):

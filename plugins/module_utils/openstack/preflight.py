@@ -8,7 +8,7 @@ from __future__ import annotations
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
-from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import MIN_SHAREABLE_QEMU, version_text, version_tuple
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import is_multiattach_type
 
 
@@ -17,7 +17,6 @@ BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = (3, 27)
 MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
 # Nova's libvirt driver reports QEMU's version for both virt types (qemu, kvm), as one number.
 LIBVIRT_HYPERVISOR_TYPES = ("QEMU", "KVM")
-MIN_MULTIATTACH_QEMU = (2, 10, 0)
 SERVICE_FIX = ("check that the service named above runs and its log; run preflight again once "
                "it answers")
 ADMIN_ONLY = "needs an admin role to read; run preflight with admin credentials to know"
@@ -137,10 +136,8 @@ def check_compute_traits(conn, scope):
                  % (MULTIATTACH_TRAIT, len(providers)), fix)
 
 
-def _version_triple(number):
-    """Nova's hypervisor_version (major * 1000000 + minor * 1000 + micro) as a tuple."""
-    number = int(number or 0)
-    return (number // 1000000, number // 1000 % 1000, number % 1000)
+def _qemu_version(hypervisor):
+    return version_tuple(int(hypervisor.hypervisor_version or 0))
 
 
 def _hypervisor_problem(hypervisor):
@@ -155,10 +152,10 @@ def _hypervisor_problem(hypervisor):
         return ("%s: its nova-compute is disabled%s" % (name, " (%s)" % reason if reason else ""),
                 "enable it: openstack compute service set --enable HOST nova-compute")
     if hypervisor.hypervisor_type in LIBVIRT_HYPERVISOR_TYPES:
-        found = _version_triple(hypervisor.hypervisor_version)
-        if found < MIN_MULTIATTACH_QEMU:
+        found = _qemu_version(hypervisor)
+        if found < MIN_SHAREABLE_QEMU:
             return ("%s: QEMU %s; a shareable disk needs QEMU %s (and libvirt 3.10)"
-                    % (name, version_text(found), version_text(MIN_MULTIATTACH_QEMU)),
+                    % (name, version_text(found), version_text(MIN_SHAREABLE_QEMU)),
                     "upgrade QEMU and libvirt on %s (the compute_shareable_disks role checks "
                     "both on the host)" % name)
     return None
@@ -166,8 +163,7 @@ def _hypervisor_problem(hypervisor):
 
 def _hypervisor_text(hypervisor):
     if hypervisor.hypervisor_type in LIBVIRT_HYPERVISOR_TYPES:
-        return "%s (QEMU %s)" % (hypervisor.name,
-                                 version_text(_version_triple(hypervisor.hypervisor_version)))
+        return "%s (QEMU %s)" % (hypervisor.name, version_text(_qemu_version(hypervisor)))
     return "%s (%s)" % (hypervisor.name, hypervisor.hypervisor_type)
 
 
@@ -199,7 +195,7 @@ def check_compute_hypervisors(conn, scope):
                      "start nova-compute on a host and map it to a cell "
                      "(nova-manage cell_v2 discover_hosts)")
     detail = "compute nodes up, enabled, QEMU %s or later where libvirt: %s" % (
-        version_text(MIN_MULTIATTACH_QEMU), fit_text)
+        version_text(MIN_SHAREABLE_QEMU), fit_text)
     if unfit:
         detail += "; not fit: " + "; ".join(d for d, unused_fix in unfit)
     return check("compute_nodes_hypervisor", "ok", detail)
