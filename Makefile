@@ -73,7 +73,8 @@ help:
 	@echo "  make cloud-clean             stop it and delete its state"
 	@echo "Benchmarks, packaging, docs:"
 	@echo "  make bench                   time and count API requests: this collection, openstack.cloud,"
-	@echo "                               the SDK floor (BENCH_SIZES=2,10,30 BENCH_REPEAT=1);"
+	@echo "                               the SDK floor, sequential and pipelined"
+	@echo "                               (BENCH_SIZES=2,10,30 BENCH_REPEAT=3 BENCH_TOOLS=abcde);"
 	@echo "                               report in .cache/bench/report.md"
 	@echo "  make build                   build the collection tarball into .cache/build/"
 	@echo "  make changelog               fold changelogs/fragments/ into CHANGELOG.md (antsibull-changelog)"
@@ -246,12 +247,13 @@ molecule: deps
 
 # Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
 BENCH_SIZES ?= 2,10,30
-BENCH_REPEAT ?= 1
+BENCH_REPEAT ?= 3
+BENCH_TOOLS ?= abcde
 bench: deps $(OPENSTACK_CLOUD)
 	mkdir -p .cache/bench
 	PYTHONPATH=$(ROOT)/.collections:$(ROOT)/tools:$(ROOT)/tests \
 		$(WITH_CLOUD) $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) \
-		--repeat $(BENCH_REPEAT) --json .cache/bench/attach.json > .cache/bench/attach.md
+		--repeat $(BENCH_REPEAT) --tools $(BENCH_TOOLS) --json .cache/bench/attach.json > .cache/bench/attach.md
 	$(VENV)/bin/python tests/bench/vm_phases.py $$(ls .cache/molecule/phases-*.json 2>/dev/null) \
 		> .cache/bench/vm.md
 	cat .cache/bench/attach.md .cache/bench/vm.md | tee .cache/bench/report.md

@@ -7,6 +7,7 @@ from local_cloud import paths
 LOGS = {"compute": "nova-api.log", "block-storage": "cinder-api.log",
         "identity": "keystone.log", "placement": "placement-api.log", "network": "neutron-api.log"}
 REQUEST_LINE = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE|HEAD) (\S+) => generated")
+STATUS = re.compile(r"\(HTTP/[\d.]+ (\d{3})\)")
 # The local cloud's uWSGI log-format ends each request line with the user agent.
 AGENT = re.compile(r'agent="([^"]*)"\s*$')
 # What the tools under test send (the modules, openstack.cloud and the floor all
@@ -29,6 +30,7 @@ class RequestCounter:
         self.clients_only = clients_only
         self.ignore_agents = ignore_agents
         self.offsets = {}
+        self.statuses = Counter()  # HTTP status of the requests count() found
 
     def _path(self, service):
         return paths.log_dir() / LOGS[service]
@@ -39,6 +41,7 @@ class RequestCounter:
 
     def count(self):
         found = Counter()
+        self.statuses = Counter()
         for service in self.services:
             with open(self._path(service), "rb") as handle:
                 handle.seek(self.offsets[service])
@@ -51,6 +54,8 @@ class RequestCounter:
                     if match and any(ignored in agent for ignored in self.ignore_agents):
                         continue
                     if match:
+                        status = STATUS.search(line)
+                        self.statuses[int(status.group(1)) if status else 0] += 1
                         path = re.sub(r"[0-9a-f]{8}-[0-9a-f-]{27}", "ID", match.group(2))
                         found[(service, match.group(1), path.split("?")[0])] += 1
         return found
