@@ -255,7 +255,7 @@ def report(results, startup, repeat):
         for tool in rows:
             for phase in PHASES:
                 cell = rows[tool][phase]
-                _, floor_cell = floor_of(rows, phase)
+                floor_cell = floor_of(rows, phase)[1]
                 lines.append("| %s | %s | %.2f | %.2f | %.2f | %d | %.2f | %d | %d | %s | %d | %s |" % (
                     "(%s) %s" % (tool, TOOLS[tool]) if phase == "attach" else "", phase,
                     cell["seconds"], cell["inner_seconds"],

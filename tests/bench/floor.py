@@ -51,7 +51,7 @@ class Floor:
 
     def call_until_taken(self, server_id):
         delay = RETRY_FIRST
-        for _ in range(RETRY_LIMIT):
+        for _attempt in range(RETRY_LIMIT):
             try:
                 return self.call(server_id)
             except exceptions.BadRequestException as error:
