@@ -130,12 +130,17 @@ def openstack_cloud_loop(lab, action, names):
         return outcome(results, completed)
     message = " ".join(str(items[failed[0]].get("msg", "")).split())[:90]
     return "%d of %d items failed, first at server %d: %s" % (
-        len(failed), len(items), failed[0] + 1, message), results[0].get("_seconds", 0)
+        len(failed), len(items), failed[0] + 1, message), task_seconds(results)
+
+
+def task_seconds(results):
+    """The tasks' own seconds, as the test callback timed them."""
+    return sum(r.get("_seconds", 0) for r in results or [])
 
 
 def outcome(results, completed):
     """(what came of the run, the task's own seconds)."""
-    seconds = sum(r.get("_seconds", 0) for r in results or [])
+    seconds = task_seconds(results)
     if completed.returncode != 0 or not results:
         failures = [r.get("msg") for r in results or [] if r.get("_status") == "failed"]
         return "FAILED: %s" % (failures or completed.stderr[-300:]), seconds
@@ -239,7 +244,8 @@ def floor_of(rows, phase):
 def report(results, startup, repeat):
     lines = ["## Results", "",
              "%d round(s) per size after a warm-up round, the tools in a rotating order; "
-             "every figure is the median of the rounds." % repeat, "",
+             "every figure is the median of the rounds, but the requests by method and the "
+             "result, which are the first round's." % repeat, "",
              "Wall: seconds of the whole process (ansible-playbook or the floor script, "
              "start-up included). In-process: the module task's own seconds (the floor: from "
              "its first call). x floor: wall time over the faster floor form of the phase. "
