@@ -5,10 +5,11 @@
 
 Nova attaches a volume that is already attached only at compute API 2.60 or
 later. Cinder takes one attach or detach of a volume at a time and refuses a
-concurrent one with HTTP 400 while the volume is attaching or detaching; Nova refuses
-a detach with HTTP 409 while the server's compute service is down (also in the minute
-after a restart, until it reports again). Those refusals, and only those, are retried
-until the timeout.
+concurrent one with HTTP 400 while the volume is attaching or detaching, so each call
+is sent once the volume's status says Cinder takes it. Nova refuses a detach with
+HTTP 409 while the server's compute service is down (also in the minute after a
+restart, until it reports again). Those refusals (another client's call on the same
+volume, a compute service briefly down), and only those, are retried until the timeout.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.module import Mo
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
 from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import ATTACHMENTS_MICROVERSION, POLL_SECONDS, attach_modes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import ATTACHMENTS_MICROVERSION, attach_modes
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attachment_records, describe_volume, find_one_volume, wait_for_volume
 
@@ -43,6 +44,15 @@ TRANSIENT_REFUSALS = (
 )
 # Nova's HTTP 409 text when the compute service of the server is down (it hides the host).
 COMPUTE_SERVICE_DOWN = "Service is unavailable at this time"
+# Statuses in which Cinder takes the next attach or detach of the volume.
+SETTLED = ("available", "in-use")
+# Cinder's pace: on the local cloud an attach or detach is done 0.1-0.3 s after Nova took
+# it; the worker learns each volume's pace from its calls, starting from this.
+FIRST_READ_SECONDS = 0.15
+FOLLOW_UP_SECONDS = (0.05, 0.05, 0.05, 0.1, 0.2)
+MOST_PACE_SECONDS = 10.0
+RETRY_FIRST_SECONDS, RETRY_MOST_SECONDS = 0.1, 2.0
+REPAIR_CHECK_SECONDS = 10.0
 
 
 def _seconds_since(timestamp):
@@ -100,16 +110,26 @@ def _is_transient(error):
 
 
 class AttachmentWorker:
-    """Issues attach and detach calls one after another and waits for each."""
+    """Makes attach and detach calls of one volume at Cinder's pace.
 
-    def __init__(self, conn, volume_id, timeout, wait=True):
+    Cinder takes one attach or detach of a volume at a time. After each call the worker
+    reads the volume until its status says Cinder takes the next one (the call's work is
+    then done or rolled back), and sends the next at once; the first read comes when the
+    last call took Cinder (its pace), so a call costs about one read. The result of all
+    the calls is waited for once, at the end.
+    """
+
+    def __init__(self, conn, volume_id, timeout):
         self.conn = conn
         self.volume_id = volume_id
         self.deadline = time.time() + timeout
         self.timeout = timeout
-        self.wait = wait
         self.repairs = []  # what _repair_abandoned undid, for the module's warnings
-        self.last_seen = None  # the volume as the last wait read it
+        self.last_seen = None  # the volume as read after the last call, None before a read
+        # (server ID, action) of every call Nova took, held already or had nothing to do for
+        self.asked = []
+        self.read = (None, 0)  # the last read of the volume and how many calls came before it
+        self.pace = FIRST_READ_SECONDS
 
     def _call(self, method, path, **kwargs):
         # A call that hangs (nova-api waiting on RabbitMQ or nova-compute) must not
@@ -128,7 +148,12 @@ class AttachmentWorker:
         return response
 
     def _with_retries(self, action, server_id, call, repair=True):
-        delay = POLL_SECONDS
+        """CALL, retried while Nova refuses it for a while (the previous detach still under
+        way, another client's call, a compute service briefly down). A refusal that lasts
+        may come from a transition nobody works on any more: that is checked once it has
+        lasted REPAIR_CHECK_SECONDS, and as often after, not on every retry."""
+        delay = RETRY_FIRST_SECONDS
+        next_check = time.time() + REPAIR_CHECK_SECONDS
         while True:
             try:
                 return call()
@@ -146,11 +171,19 @@ class AttachmentWorker:
                             "service row: `nova-manage db archive_deleted_rows` removes it. "
                             "Then run again"
                             % (action, server_id, self.timeout, COMPUTE_SERVICE_DOWN)) from None
-                    raise
-                if repair and self._repair_abandoned():
-                    continue
+                    raise ModuleFailure(
+                        "Cinder refused to %s server %s for the whole timeout (%d s): another "
+                        "attach or detach of the volume did not end (%s). Check cinder-volume "
+                        "and nova-compute, then run again (a transition that stays unchanged "
+                        "for %d s is undone then)"
+                        % (action, server_id, self.timeout, " ".join(_error_text(error).split()),
+                           ABANDONED_AFTER)) from None
+                if repair and time.time() >= next_check:
+                    next_check = time.time() + REPAIR_CHECK_SECONDS
+                    if self._repair_abandoned():
+                        continue
                 time.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                delay = min(delay * 2, RETRY_MOST_SECONDS)
 
     def _volume_action(self, body):
         response = self.conn.block_storage.post("/volumes/%s/action" % self.volume_id, json=body)
@@ -215,7 +248,7 @@ class AttachmentWorker:
             response = self.conn.block_storage.delete("/attachments/%s" % record["id"],
                                                       microversion=ATTACHMENTS_MICROVERSION)
             sdk_exceptions.raise_from_response(response)
-        self.wait_for(lambda v: v.status in ("available", "in-use"),
+        self.wait_for(lambda v: v.status in SETTLED,
                       "the abandoned attach of server %s to be undone" % server_id)
         self.repairs.append(
             "the attach of volume %s to server %s was abandoned by its compute service "
@@ -246,77 +279,136 @@ class AttachmentWorker:
             "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)),
             repair=repair)
 
-    def attach(self, server_id, device=None):
-        def attached(v):
-            return server_id in attached_server_ids(v) and v.status == "in-use"
+    def make(self, server_id, action, device=None, settle=True):
+        """Have Nova attach (ACTION "attached") or detach ("detached") SERVER_ID; with
+        SETTLE, return once Cinder takes the next call."""
         while True:
-            asked = self._ask_nova_to_attach(server_id, device)
-            if not self.wait:
-                return
-            what = ("the volume to be attached to server %s" % server_id if asked else
-                    "the attach of server %s that Nova already holds (an earlier, interrupted "
-                    "call) to show in Cinder" % server_id)
-            if not self._wait_or_repair(attached, what):
+            if action == "attached":
+                self._ask_nova_to_attach(server_id, device)
+            else:
+                try:
+                    self._ask_nova_to_detach(server_id)
+                except sdk_exceptions.NotFoundException:
+                    self._took(server_id, action)
+                    return  # gone already: what we wanted
+            self._took(server_id, action)
+            if not settle or not self._settle_or_repair(server_id, action):
                 return
 
-    def detach(self, server_id):
-        def gone(v):
-            # Only this server's attachment goes; the volume stays in-use for the others.
-            return server_id not in attached_server_ids(v) and v.status in ("available", "in-use")
-        while True:
-            try:
-                self._ask_nova_to_detach(server_id)
-            except sdk_exceptions.NotFoundException:
-                self.last_seen = None  # no read since the call: the last one is stale
-                return  # gone already: what we wanted
-            if not self.wait:
-                return
-            if not self._wait_or_repair(gone, "server %s's attachment to go" % server_id):
-                return
+    def _took(self, server_id, action):
+        if (server_id, action) not in self.asked:
+            self.asked.append((server_id, action))
+        self.last_seen = None  # no read since the call: the last one is stale
 
-    def _wait_or_repair(self, condition, what):
-        """Wait for CONDITION; True if an abandoned transition was undone on the way, so the
-        call is to be made again."""
-        volume = self.wait_for(lambda v: condition(v) or _abandoned(v), what)
-        if condition(volume):
+    def _settle_or_repair(self, server_id, action):
+        """Read the volume until Cinder takes the next call; True if an abandoned
+        transition was undone on the way, so the call is to be made again."""
+        called = time.time()
+        reads = []  # seconds from the call's answer to each read
+
+        def settled(volume):
+            reads.append(time.time() - called)
+            return volume.status in SETTLED or _abandoned(volume)
+
+        volume = self.wait_for(settled, "Cinder to finish the %s of server %s"
+                               % (action[:-2], server_id),
+                               delays=(self.pace,) + FOLLOW_UP_SECONDS)
+        # Done by the first read: read a little sooner next time; else later, at least as
+        # late as the last read that found it not done. Most first reads then find it done.
+        pace = self.pace * 0.9 if len(reads) == 1 else max(self.pace * 1.25, reads[-2])
+        self.pace = min(max(pace, FOLLOW_UP_SECONDS[0]), MOST_PACE_SECONDS)
+        if volume.status in SETTLED:
             return False
-        if self._repair_abandoned():
-            return True
-        self.wait_for(condition, what)
-        return False
+        return self._repair_abandoned()
 
-    def wait_for(self, condition, what):
+    def wait_until_shown(self, calls, device=None):
+        """Wait until the volume shows every call of CALLS ((server ID, action)) done.
+
+        A transition left by a dead compute service is undone on the way; a call that an
+        undone transition rolled back (the volume settled without it) is made again."""
+        what = "the volume to show %s" % ", ".join("%s %s" % (a, s) for s, a in calls)
+        while True:
+            volume = self.last_seen
+            if volume is None or not _shows(volume, calls):
+                volume = self.wait_for(lambda v: _shows(v, calls) or _abandoned(v) or (
+                    bool(self.repairs) and v.status in SETTLED), what,
+                                       delays=(self.pace,) + FOLLOW_UP_SECONDS)
+            if _shows(volume, calls):
+                return
+            if time.time() > self.deadline:
+                raise ModuleFailure("timed out after %d s waiting for %s (volume status %s)"
+                                    % (self.timeout, what, volume.status))
+            if _abandoned(volume):
+                self._repair_abandoned()
+                continue
+            for server_id, action in calls:
+                if not _shows(volume, [(server_id, action)]):
+                    self.make(server_id, action, device)
+
+    def shown(self):
+        """(calls the last read shows done, calls Nova took that it does not show yet)."""
+        volume, before = self.read
+        holders = set(attached_server_ids(volume)) if volume is not None else set()
+        done = [(s, a) for s, a in self.asked[:before] if (s in holders) == (a == "attached")]
+        return done, [call for call in self.asked if call not in done]
+
+    def wait_for(self, condition, what, delays=()):
         self.last_seen = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
-                                         what, self.timeout)
+                                         what, self.timeout, delays)
+        self.read = (self.last_seen, len(self.asked))
         return self.last_seen
 
 
-def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None):
-    """Detach, then attach, one call at a time. Returns ([(server ID, action)], the volume
-    as the last wait read it, or None without waits).
+def _shows(volume, calls):
+    """The volume is settled and shows every call of CALLS ((server ID, action)) done."""
+    holders = set(attached_server_ids(volume))
+    return volume.status in SETTLED and all(
+        (s in holders) == (a == "attached") for s, a in calls)
 
-    A failure is reported with what was already done, so a re-run knows where it stands.
+
+def _listed(calls):
+    return [{"server_id": s, "action": a} for s, a in calls]
+
+
+def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None):
+    """Detach, then attach, one call after another at Cinder's pace; with WAIT, until the
+    volume shows them all. Returns ([(server ID, action)], the volume as the last read
+    showed it or None, the repairs made).
+
+    A failure is reported with what the volume showed done and what Nova took but it
+    did not show yet, so a re-run knows where it stands.
     """
-    worker = AttachmentWorker(conn, volume.id, timeout, wait)
-    done = []
+    worker = AttachmentWorker(conn, volume.id, timeout)
+    calls = [(s, "detached") for s in to_detach] + [(s, "attached") for s in to_attach]
+    # A detach is sent at once after the last one: Nova's API does its part of it while
+    # Cinder ends the last one, and a refusal because Cinder has not ended it yet costs one
+    # refused update. A refused attach costs a call to the server's compute service and a
+    # block device mapping made and deleted: an attach is sent once the volume's status
+    # says Cinder takes it.
+    followers = [action for _server, action in calls[1:]] + [None]
     try:
-        for server_id in to_detach:
-            worker.detach(server_id)
-            done.append((server_id, "detached"))
-        for server_id in to_attach:
-            worker.attach(server_id, device)
-            done.append((server_id, "attached"))
-        return done, worker.last_seen, worker.repairs
+        for (server_id, action), following in zip(calls, followers):
+            settle = following == "attached" or (following is None and wait and
+                                                  action == "attached")
+            worker.make(server_id, action, device, settle)
+        if wait:
+            worker.wait_until_shown(calls, device)
+        return calls, worker.last_seen, worker.repairs
     except ModuleFailure as failure:
-        failure.result.setdefault("done", [{"server_id": s, "action": a} for s, a in done])
+        done, pending = worker.shown()
+        failure.result.setdefault("done", _listed(done))
+        failure.result.setdefault("asked", _listed(pending))
         raise
     except sdk_exceptions.SDKException as error:
+        done, pending = worker.shown()
         raise ModuleFailure(
-            "%s failed after %s: %s" % (
+            "%s failed after %s%s: %s" % (
                 "attach or detach of volume %s" % (volume.name or volume.id),
-                ", ".join("%s %s" % (a, s) for s, a in done) or "no change",
+                ", ".join("%s %s" % (a, s) for s, a in done) or "no change shown",
+                "; Nova took, not shown yet: %s" % ", ".join(
+                    "%s %s" % (a[:-2], s) for s, a in pending) if pending else "",
                 describe_error(error)),
-            done=[{"server_id": s, "action": a} for s, a in done]) from error
+            done=_listed(done), asked=_listed(pending)) from error
 
 
 class AttachmentChange:

@@ -79,14 +79,16 @@ def describe_volume(volume, server_names=None, attach_modes=None):
     }
 
 
-def wait_for_volume(conn, volume_id, condition, deadline, what, timeout):
+def wait_for_volume(conn, volume_id, condition, deadline, what, timeout, delays=()):
     """Poll the volume until CONDITION(volume) holds; fail on error status or at DEADLINE.
 
     Every wait follows a call the services carry out asynchronously, so the first
     read comes one interval later: an immediate read would only see the old state.
+    DELAYS: the seconds before each read, POLL_SECONDS once they run out.
     """
+    delays = iter(delays)
     while True:
-        time.sleep(POLL_SECONDS)
+        time.sleep(next(delays, POLL_SECONDS))
         volume = conn.block_storage.get_volume(volume_id)
         if volume.status == "error" or volume.status.startswith("error_"):
             raise ModuleFailure(
