@@ -74,7 +74,7 @@ help:
 	@echo "Benchmarks, packaging, docs:"
 	@echo "  make bench                   time and count API requests: this collection, openstack.cloud,"
 	@echo "                               the SDK floor, sequential and pipelined"
-	@echo "                               (BENCH_SIZES=2,10,30 BENCH_REPEAT=3 BENCH_TOOLS=abcde);"
+	@echo "                               (BENCH_SIZES=2,10,30 BENCH_REPEAT=3 BENCH_TOOLS=abcdef);"
 	@echo "                               report in .cache/bench/report.md"
 	@echo "  make build                   build the collection tarball into .cache/build/"
 	@echo "  make changelog               fold changelogs/fragments/ into CHANGELOG.md (antsibull-changelog)"
@@ -248,7 +248,7 @@ molecule: deps
 # Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
 BENCH_SIZES ?= 2,10,30
 BENCH_REPEAT ?= 3
-BENCH_TOOLS ?= abcde
+BENCH_TOOLS ?= abcdef
 bench: deps $(OPENSTACK_CLOUD)
 	mkdir -p .cache/bench
 	PYTHONPATH=$(ROOT)/.collections:$(ROOT)/tools:$(ROOT)/tests \

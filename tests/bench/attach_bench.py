@@ -1,6 +1,6 @@
-"""Attach one multiattach volume to N servers five ways; time each and count its API requests.
+"""Attach one multiattach volume to N servers six ways; time each and count its API requests.
 
-    attach_bench.py [--sizes 2,10,30] [--repeat 3] [--tools abcde] [--json PATH]
+    attach_bench.py [--sizes 2,10,30] [--repeat 3] [--tools abcdef] [--json PATH]
 
 On the local cloud (`make cloud-up`), for each N and in the same run:
   a  multiattach.cloud.volume_attachments, one task for all N servers
@@ -8,8 +8,10 @@ On the local cloud (`make cloud-up`), for each N and in the same run:
   c  openstack.cloud.server_volume 2.6.0 in a loop (the newest, from the `ansible` package)
   d  tests/bench/floor.py sequential: each call waited for before the next
   e  tests/bench/floor.py pipelined: the next call as soon as Cinder takes it, one wait
+  f  tests/bench/floor.py paced: the next call once the volume's status says Cinder takes
+     it, read at the pace the volume showed (the modules' own way, without Ansible)
 each through three phases: attach all N, an identical re-run, detach the first half.
-The floor of a phase is the faster of d and e. Wall time is whole processes (start-up
+The floor of a phase is the fastest of d, e and f. Wall time is whole processes (start-up
 included); in-process time is the module task's own (or the floor script's, from its first
 call). Requests are counted from the API services' own request logs, refusals (HTTP 400,
 409) apart. Prints a Markdown report with ratios to the floor. It reports; it fails only if
@@ -47,8 +49,9 @@ TOOLS = {
     "c": "openstack.cloud.server_volume 2.6.0 (loop)",
     "d": "floor, sequential (openstacksdk script)",
     "e": "floor, pipelined (openstacksdk script)",
+    "f": "floor, paced (openstacksdk script)",
 }
-FLOORS = "de"
+FLOORS = "def"
 REFUSED = (400, 409)
 PHASES = ("attach", "re-run", "detach half")
 
@@ -102,6 +105,10 @@ def floor_pipelined(lab, action, names):
     return floor(lab, action, names, "pipelined")
 
 
+def floor_paced(lab, action, names):
+    return floor(lab, action, names, "paced")
+
+
 def volume_attachments(lab, action, names):
     servers = names if action == "attach" else [n for n in lab.current if n not in names]
     results, completed = playbook_run([{"name": "a", "multiattach.cloud.volume_attachments": {
@@ -148,7 +155,7 @@ def outcome(results, completed):
 
 
 RUNNERS = {"a": volume_attachments, "b": server_volume_loop, "c": openstack_cloud_loop,
-           "d": floor, "e": floor_pipelined}
+           "d": floor, "e": floor_pipelined, "f": floor_paced}
 
 
 def measure(lab, tool, action, names):
@@ -311,7 +318,7 @@ def main():
     parser.add_argument("--sizes", default="2,10,30")
     parser.add_argument("--repeat", type=int, default=3,
                         help="rounds per size, tools in a rotating order; figures are medians")
-    parser.add_argument("--tools", default="abcde",
+    parser.add_argument("--tools", default="abcdef",
                         help="which of %s to run (at least one floor form)" % "".join(TOOLS))
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()

@@ -58,3 +58,16 @@ def test_the_wait_ends_when_cinder_shows_every_server(monkeypatch):
     floor.wait(Volume([]), {"s1", "s2"})
 
     assert next(reads, None) is None
+
+
+def test_the_paced_form_calls_again_once_the_status_says_cinder_takes_it(monkeypatch):
+    floor, calls = make_floor(monkeypatch, [None, None])
+    sleeps = []
+    monkeypatch.setattr(floor_script.time, "sleep", sleeps.append)
+    reads = iter([Volume(["s1"], "attaching"), Volume(["s1"]), Volume(["s1", "s2"])])
+    monkeypatch.setattr(floor, "read_volume", lambda: next(reads))
+
+    floor.paced(Volume([]), ["s1", "s2"])
+
+    assert calls == ["s1", "s2"] and next(reads, None) is None
+    assert sleeps[:2] == [floor_script.FIRST_READ, floor_script.FOLLOW_UPS[0]]

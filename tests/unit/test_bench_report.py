@@ -78,3 +78,12 @@ def test_every_tool_runs_untimed_once_before_the_first_timed_one(monkeypatch):
     assert sorted({tool for tool, _action, _names in ran}) == ["a", "b", "c", "d", "e"]
     assert all(names == ["s00", "s01"] for _tool, _action, names in ran)
     assert {action for _tool, action, _names in ran} == {"attach", "detach"}
+
+
+def test_the_paced_floor_is_the_floor_where_it_is_the_fastest():
+    tools = rows(12.0, 20.0, dict(DISCOVERY))
+    tools["f"] = dict(tools["d"], **{"detach half": cell(1.0, {})})
+    report = attach_bench.report({10: tools}, {"x": 1.0}, repeat=1)
+
+    assert "| 10 | attach | 1.20x time, 1.00x requests (floor: d) | yes |" in report
+    assert "| 10 | detach half | 1.00x time, 1.00x requests (floor: f) | yes |" in report
