@@ -243,7 +243,7 @@ def ratio(value, floor_value):
 
 
 def floor_of(rows, phase):
-    """The faster floor form of PHASE: (tool letter, its cell)."""
+    """The fastest floor form of PHASE: (tool letter, its cell)."""
     tool = min((t for t in FLOORS if t in rows), key=lambda t: rows[t][phase]["seconds"])
     return tool, rows[tool][phase]
 
@@ -255,7 +255,7 @@ def report(results, startup, repeat):
              "result, which are the first round's." % repeat, "",
              "Wall: seconds of the whole process (ansible-playbook or the floor script, "
              "start-up included). In-process: the module task's own seconds (the floor: from "
-             "its first call). x floor: wall time over the faster floor form of the phase. "
+             "its first call). x floor: wall time over the fastest floor form of the phase. "
              "Requests: those the tool sent (user agent openstacksdk), counted from the "
              "request logs of identity, compute and block-storage; refused: of those, the "
              "HTTP 400/409 answers that were retried; 'all' adds the requests the services "
