@@ -5,11 +5,10 @@
 
 Nova attaches a volume that is already attached only at compute API 2.60 or
 later. Cinder takes one attach or detach of a volume at a time and refuses a
-concurrent one with HTTP 400 while the volume is attaching or detaching, so each call
-is sent once the volume's status says Cinder takes it. Nova refuses a detach with
-HTTP 409 while the server's compute service is down (also in the minute after a
-restart, until it reports again). Those refusals (another client's call on the same
-volume, a compute service briefly down), and only those, are retried until the timeout.
+concurrent one with HTTP 400 while the volume is attaching or detaching (see converge
+for how the calls follow each other). Nova refuses a detach with HTTP 409 while the
+server's compute service is down (also in the minute after a restart, until it reports
+again). Those refusals, and only those, are retried until the timeout.
 """
 
 from __future__ import annotations
@@ -112,11 +111,11 @@ def _is_transient(error):
 class AttachmentWorker:
     """Makes attach and detach calls of one volume at Cinder's pace.
 
-    Cinder takes one attach or detach of a volume at a time. After each call the worker
-    reads the volume until its status says Cinder takes the next one (the call's work is
-    then done or rolled back), and sends the next at once; the first read comes when the
-    last call took Cinder (its pace), so a call costs about one read. The result of all
-    the calls is waited for once, at the end.
+    Cinder takes one attach or detach of a volume at a time. After a call that is to be
+    settled the worker reads the volume until its status says Cinder takes the next one
+    (the call's work is then done or rolled back); the first read comes at the volume's
+    pace, learned from the calls, so such a call costs about one read and a half. The
+    result of all the calls is waited for once, at the end.
     """
 
     def __init__(self, conn, volume_id, timeout):
