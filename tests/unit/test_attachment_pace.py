@@ -4,7 +4,6 @@ done and what Nova took but was not shown yet (no cloud)."""
 from types import SimpleNamespace
 
 import pytest
-from openstack import exceptions as sdk_exceptions
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachments, volumes

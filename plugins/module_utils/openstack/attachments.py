@@ -329,8 +329,10 @@ class AttachmentWorker:
         while True:
             volume = self.last_seen
             if volume is None or not _shows(volume, calls):
-                volume = self.wait_for(lambda v: _shows(v, calls) or _abandoned(v) or (
-                    bool(self.repairs) and v.status in SETTLED), what,
+                def shown_or_to_mend(v):
+                    return _shows(v, calls) or _abandoned(v) or (
+                        bool(self.repairs) and v.status in SETTLED)
+                volume = self.wait_for(shown_or_to_mend, what,
                                        delays=(self.pace,) + FOLLOW_UP_SECONDS)
             if _shows(volume, calls):
                 return
@@ -387,8 +389,8 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
     followers = [action for _server, action in calls[1:]] + [None]
     try:
         for (server_id, action), following in zip(calls, followers):
-            settle = following == "attached" or (following is None and wait and
-                                                  action == "attached")
+            settle = following == "attached" or (
+                following is None and wait and action == "attached")
             worker.make(server_id, action, device, settle)
         if wait:
             worker.wait_until_shown(calls, device)
