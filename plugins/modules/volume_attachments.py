@@ -17,9 +17,11 @@ description:
     attach a volume that is already C(in-use) on another server.
   - Cinder takes one attach or detach of a volume at a time and refuses a
     concurrent one with HTTP 400 while the volume is C(attaching) or
-    C(detaching). The module issues its calls one after another and retries
-    exactly those refusals (from other runs) with backoff until I(timeout);
-    any other error fails at once.
+    C(detaching). The module sends a detach as soon as the last call was
+    taken and an attach once the volume's status says Cinder takes it, retries
+    exactly those refusals (the last detach not ended yet, other runs' calls)
+    with backoff until I(timeout), and waits once for the whole set; any other
+    error fails at once.
   - A volume that is not multiattach may be held by one server only, and a plan
     that would give it a second server is refused before any call.
   - A run with nothing to do makes read calls only, and a constant number of
