@@ -326,12 +326,14 @@ class AttachmentWorker:
         A transition left by a dead compute service is undone on the way; a call that an
         undone transition rolled back (the volume settled without it) is made again."""
         what = "the volume to show %s" % ", ".join("%s %s" % (a, s) for s, a in calls)
+
+        def shown_or_to_mend(v):
+            return _shows(v, calls) or _abandoned(v) or (
+                bool(self.repairs) and v.status in SETTLED)
+
         while True:
             volume = self.last_seen
             if volume is None or not _shows(volume, calls):
-                def shown_or_to_mend(v):
-                    return _shows(v, calls) or _abandoned(v) or (
-                        bool(self.repairs) and v.status in SETTLED)
                 volume = self.wait_for(shown_or_to_mend, what,
                                        delays=(self.pace,) + FOLLOW_UP_SECONDS)
             if _shows(volume, calls):
@@ -342,15 +344,15 @@ class AttachmentWorker:
             if _abandoned(volume):
                 self._repair_abandoned()
                 continue
+            done = _done(volume, calls)
             for server_id, action in calls:
-                if not _shows(volume, [(server_id, action)]):
+                if (server_id, action) not in done:
                     self.make(server_id, action, device)
 
     def shown(self):
         """(calls the last read shows done, calls Nova took that it does not show yet)."""
         volume, before = self.read
-        holders = set(attached_server_ids(volume)) if volume is not None else set()
-        done = [(s, a) for s, a in self.asked[:before] if (s in holders) == (a == "attached")]
+        done = _done(volume, self.asked[:before]) if volume is not None else []
         return done, [call for call in self.asked if call not in done]
 
     def wait_for(self, condition, what, delays=()):
@@ -360,11 +362,15 @@ class AttachmentWorker:
         return self.last_seen
 
 
-def _shows(volume, calls):
-    """The volume is settled and shows every call of CALLS ((server ID, action)) done."""
+def _done(volume, calls):
+    """The calls of CALLS ((server ID, action)) whose result the volume shows."""
     holders = set(attached_server_ids(volume))
-    return volume.status in SETTLED and all(
-        (s in holders) == (a == "attached") for s, a in calls)
+    return [(s, a) for s, a in calls if (s in holders) == (a == "attached")]
+
+
+def _shows(volume, calls):
+    """The volume is settled and shows every call of CALLS done."""
+    return volume.status in SETTLED and len(_done(volume, calls)) == len(calls)
 
 
 def _listed(calls):
@@ -389,9 +395,7 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
     followers = [action for _server, action in calls[1:]] + [None]
     try:
         for (server_id, action), following in zip(calls, followers):
-            settle = following == "attached" or (
-                following is None and wait and action == "attached")
-            worker.make(server_id, action, device, settle)
+            worker.make(server_id, action, device, settle=following == "attached")
         if wait:
             worker.wait_until_shown(calls, device)
         return calls, worker.last_seen, worker.repairs
