@@ -1,6 +1,7 @@
-"""Attach and detach calls at Cinder's pace: each call once the volume's status says Cinder
-takes it, one wait for the whole set at the end, and a failure that names what was shown
-done and what Nova took but was not shown yet (no cloud)."""
+"""Attach and detach calls at Cinder's pace: a detach as soon as the last call was taken, an
+attach once the volume's status says Cinder takes it, one wait for the whole set at the end,
+and a failure that names what was shown done and what Nova took but was not shown yet (no
+cloud)."""
 from types import SimpleNamespace
 
 import pytest
