@@ -31,7 +31,9 @@ export LOCAL_CLOUD_PROFILE := $(CLOUD_PROFILE)
 
 APT_PACKAGES := git python3-venv python3-dev build-essential pkg-config \
 	libvirt-dev mariadb-server rabbitmq-server
-FULL_APT_PACKAGES := ceph-mon ceph-mgr ceph-osd python3-rados python3-rbd qemu-block-extra
+# genisoimage: Nova's config drives; debootstrap, qemu-utils: the guest image.
+FULL_APT_PACKAGES := ceph-mon ceph-mgr ceph-osd python3-rados python3-rbd qemu-block-extra \
+	genisoimage debootstrap qemu-utils
 
 export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export OS_CLIENT_CONFIG_FILE := $(LOCAL_CLOUD_STATE)/clouds.yaml
@@ -41,7 +43,7 @@ LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
-	faults integration-full molecule bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
+	faults integration-full molecule molecule-libvirt-disk bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
 
 help:
 	@echo "The main job and every test:"
@@ -61,8 +63,10 @@ help:
 	@echo "                               killed while the modules work (slow)"
 	@echo "  make integration-full        the full profile: Nova's libvirt guests share an RBD volume;"
 	@echo "                               restarts the cloud in it"
-	@echo "  make molecule                two libvirt guests share one disk with OCFS2"
-	@echo "                               (MOLECULE_FS=gfs2 for GFS2)"
+	@echo "  make molecule                two Nova guests (full profile) share one RBD volume with"
+	@echo "                               OCFS2 (MOLECULE_FS=gfs2 for GFS2)"
+	@echo "  make molecule-libvirt-disk   the same on one raw file given to two libvirt guests"
+	@echo "                               (by hand, not in make test; the cloud must be down)"
 	@echo "The local cloud:"
 	@echo "  make cloud-up                start it, multiattach switched by the cinder_multiattach role"
 	@echo "                               (MULTIATTACH=on|off, default on; also switches a running cloud)"
@@ -145,13 +149,15 @@ endif
 
 # A full profile that is up first loses its libvirt host's servers and service (Nova
 # detaches their RBD volumes while that backend still runs); then whatever guest and ceph
-# secret is left goes, while libvirtd still answers; then every process.
+# secret is left goes, while libvirtd still answers; then every process, and the guest
+# network's veth pair.
 cloud-down:
 	@if grep -qs '"profile": "full"' $(LOCAL_CLOUD_STATE)/ready.json && $(PROCS) status >/dev/null 2>&1; then \
 		$(CLOUD_VENV)/bin/python tools/local_cloud/forget_compute.py local-admin localcloud-libvirt; fi
 	@if [ -e $(LOCAL_CLOUD_STATE)/run/libvirtd.proc.json ]; then \
 		$(VENV)/bin/python tools/local_cloud/libvirt_lab.py clean; fi
-	@if [ -d $(LOCAL_CLOUD_STATE)/run ]; then $(PROCS) stop; fi
+	@if [ -d $(LOCAL_CLOUD_STATE)/run ]; then $(PROCS) stop; \
+		$(PYTHON) tools/local_cloud/guest_network.py $(LOCAL_CLOUD_STATE)/run down >/dev/null; fi
 	@rm -f $(LOCAL_CLOUD_STATE)/ready.json
 
 cloud-status:
@@ -170,15 +176,14 @@ demo: cloud-base
 # "no tests ran" fails the build instead of passing silently.
 
 # The cloud goes up once for the four steps of the default profile, once more in the full
-# profile, and down before molecule
-# (whose guests need the memory); each step also runs alone (tools/with-cloud.sh).
+# profile for integration-full and molecule; each step also runs alone (tools/with-cloud.sh).
 test: deps
 	$(MAKE) unit sanity lint
 	$(MAKE) cloud-up
 	$(MAKE) integration integration-oldest-sdk reliability faults || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) integration-full || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) integration-full molecule || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) cloud-down
-	$(MAKE) molecule
 
 unit: deps
 	$(VENV)/bin/pytest tests/unit
@@ -235,15 +240,25 @@ faults: deps
 integration-full: deps .stamps/apt-full
 	LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) $(VENV)/bin/pytest tests/full
 
-# Two libvirt guests share one raw disk with a cluster filesystem (molecule/shared_disk).
-# molecule destroys the lab (guests, network, daemons) also when a step fails.
-# MOLECULE_FS=gfs2 runs the GFS2 stack instead of OCFS2.
+# Two Nova guests of the full profile share one RBD multiattach volume with a cluster
+# filesystem (molecule/shared_disk): a cloud up in the full profile is used as it is (make
+# test keeps it up after integration-full), otherwise started and stopped again. molecule
+# destroys its guests and volume also when a step fails. MOLECULE_FS=gfs2 runs GFS2.
 MOLECULE_FS ?= ocfs2
-molecule: deps
+molecule: deps .stamps/apt-full
 	mkdir -p .cache/molecule
-	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py \
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) \
+		$(VENV)/bin/python tools/molecule_phases.py \
 		--json .cache/molecule/phases-$(MOLECULE_FS).json -- \
 		$(VENV)/bin/molecule test -s shared_disk
+
+# The same on two libvirt guests given one raw file directly (libvirt_shareable_disk, no
+# cloud), by hand: it starts libvirt daemons of its own, so the local cloud must be down.
+molecule-libvirt-disk: deps
+	mkdir -p .cache/molecule
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py \
+		--json .cache/molecule/phases-libvirt-disk-$(MOLECULE_FS).json -- \
+		$(VENV)/bin/molecule test -s libvirt_disk
 
 # Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
 BENCH_SIZES ?= 2,10,30

@@ -1,11 +1,9 @@
 """The seeds' mechanism itself: Nova's libvirt driver gives one Cinder RBD volume to two QEMU
 guests as a shareable disk, and takes it from one while the other keeps it.
 
-The servers run on the full profile's libvirt compute host (QEMU TCG). Until the profile has
-Glance and a guest image, each boots from a blank RBD volume whose image metadata asks for
-a virtio-scsi bus: QEMU takes a SCSI disk out of a running guest without the guest's help,
-where a virtio-blk unplug waits for an OS to answer ACPI (Nova gives up after ~200 s).
-Domains are read through libvirt-python, watchers from Ceph.
+The servers are real guests on the full profile's libvirt compute host (QEMU TCG): booted from
+the Glance guest image in the macvtap guest network, reached over SSH. Domains are read
+through libvirt-python, watchers from Ceph, the guests' view of the disk from inside them.
 """
 import re
 import uuid
@@ -13,50 +11,21 @@ import uuid
 import libvirt
 import pytest
 
+from harness import guests
 from harness.ansible_runner import run_module
 from harness.ceph import watchers
 from harness.volumes import delete_and_wait
 
-LIBVIRT_HOST = "localcloud-libvirt"
 POOL = "volumes"
 SHARED_TYPE = "multiattach-rbd-1"
 DISK_XML = re.compile(r"<disk .*?</disk>", re.S)
 
 
 @pytest.fixture(scope="module")
-def boot_type(admin_cloud):
-    volume_type = admin_cloud.block_storage.create_type(
-        name="full-boot-" + uuid.uuid4().hex[:8], extra_specs={"volume_backend_name": "rbd-1"})
-    yield volume_type
-    admin_cloud.block_storage.delete_type(volume_type, ignore_missing=True)
-
-
-@pytest.fixture(scope="module")
-def servers(admin_cloud, boot_type):
-    """Two servers on the libvirt host, each booted from a blank RBD volume."""
-    flavor = admin_cloud.compute.find_flavor("m1.tiny")
-    prefix = "full-node-" + uuid.uuid4().hex[:6]
-    made = []
-    try:
-        for index in (1, 2):
-            boot = admin_cloud.block_storage.create_volume(
-                name="%s-%d-boot" % (prefix, index), size=1, volume_type=boot_type.name)
-            admin_cloud.block_storage.wait_for_status(boot, "available", wait=60)
-            admin_cloud.block_storage.set_volume_bootable_status(boot, True)
-            admin_cloud.block_storage.set_volume_image_metadata(
-                boot, hw_disk_bus="scsi", hw_scsi_model="virtio-scsi")
-            made.append(admin_cloud.compute.create_server(
-                name="%s-%d" % (prefix, index), flavor_id=flavor.id, networks="none",
-                availability_zone="nova:" + LIBVIRT_HOST,
-                block_device_mapping=[{"boot_index": 0, "uuid": boot.id, "source_type": "volume",
-                                       "destination_type": "volume",
-                                       "delete_on_termination": True}]))
-        yield [admin_cloud.compute.wait_for_server(server, wait=300) for server in made]
-    finally:
-        for server in made:
-            admin_cloud.compute.delete_server(server, ignore_missing=True)
-        for server in made:
-            admin_cloud.compute.wait_for_delete(server, wait=120)
+def servers(admin_cloud):
+    """Two guests on the libvirt host, booted and answering SSH."""
+    with guests.booted(admin_cloud, 2, "full-node-" + uuid.uuid4().hex[:6]) as booted:
+        yield booted
 
 
 @pytest.fixture
@@ -91,10 +60,20 @@ def shared_disks(hypervisor, server_id, volume_id, flags=0):
 LIVE, PERSISTENT = 0, libvirt.VIR_DOMAIN_XML_INACTIVE
 
 
-def test_the_servers_run_in_qemu_on_the_libvirt_host(servers, hypervisor):
+def test_the_servers_are_guests_booted_from_the_glance_image_in_the_guest_network(
+        servers, hypervisor):
     for server in servers:
-        assert server.compute_host == LIBVIRT_HOST
+        assert server.compute_host == guests.LIBVIRT_HOST
         assert hypervisor.lookupByUUIDString(server.id).isActive()
+        # The config drive gave the guest its name and its Neutron address.
+        answer = guests.ssh(server, "hostname; ip -o -4 addr show scope global")
+        assert answer.returncode == 0, answer.stderr
+        assert answer.stdout.split()[0] == server.name
+        assert " %s/" % guests.address(server) in answer.stdout
+    first, second = servers
+    # The guests reach each other over the macvtap network (the cluster stack needs that).
+    answer = guests.ssh(first, "timeout 5 bash -c '</dev/tcp/%s/22'" % guests.address(second))
+    assert answer.returncode == 0, answer.stderr
 
 
 def test_two_guests_share_the_rbd_volume_and_one_lets_go(
@@ -114,6 +93,18 @@ def test_two_guests_share_the_rbd_volume_and_one_lets_go(
             assert re.search(r"<driver name='qemu' type='raw' cache='none'", disk), disk
     assert len(watchers(POOL, "volume-" + shared_volume["id"])) == 2
 
+    # Inside, each guest finds the disk by the volume's ID, and a block one writes (O_DIRECT,
+    # no filesystem) the other reads: the same RBD image under both.
+    devices = [guests.disk_by_volume(server, shared_volume["id"]) for server in servers]
+    assert None not in devices, devices
+    marker = "multiattach-" + uuid.uuid4().hex
+    written = guests.ssh(first, "printf %%-4096s %s | dd of=%s bs=4096 seek=7 oflag=direct "
+                                "conv=notrunc status=none" % (marker, devices[0]))
+    assert written.returncode == 0, written.stderr
+    read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none"
+                              % devices[1])
+    assert read.stdout.strip() == marker
+
     detached = run_module("multiattach.cloud.server_volume",
                           {"cloud": "local-admin", "volume": shared_volume["id"],
                            "server": first.id, "state": "absent"})
@@ -127,3 +118,8 @@ def test_two_guests_share_the_rbd_volume_and_one_lets_go(
     assert volume.status == "in-use"
     assert [a["server_id"] for a in volume.attachments] == [second.id]
     assert len(watchers(POOL, "volume-" + shared_volume["id"])) == 1
+    # The guest that let go has no such disk; the other still reads the block.
+    assert guests.disk_by_volume(first, shared_volume["id"]) is None
+    read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none"
+                              % devices[1])
+    assert read.stdout.strip() == marker

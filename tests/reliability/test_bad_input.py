@@ -4,6 +4,7 @@ no Python traceback, and nothing left behind in the cloud (compared by listing i
 import json
 import shutil
 import subprocess
+import uuid
 
 import pytest
 import yaml
@@ -204,6 +205,18 @@ CASES = [
      lambda l: role_task(
          "clustered_fs", {"clustered_fs_device": "", "clustered_fs_group": "all"},
          tasks_from="validate"), ["clustered_fs_device"]),
+    ("clustered_fs: both a volume ID and a device",
+     "clustered_fs: validate.yml, disk named twice",
+     lambda l: role_task(
+         "clustered_fs", {"clustered_fs_device": "/dev/vdb", "clustered_fs_volume_id": l["absent_id"],
+                          "clustered_fs_group": "all"},
+         tasks_from="validate"), ["Name the shared disk once", "clustered_fs_volume_id"]),
+    ("clustered_fs: a volume not attached to this server",
+     "clustered_fs: validate.yml, volume not attached",
+     lambda l: role_task(
+         "clustered_fs", {"clustered_fs_volume_id": l["absent_id"], "clustered_fs_group": "all"},
+         tasks_from="validate"),
+     ["is not attached to server localhost", "/dev/disk/by-id/virtio-", "Attach it first"]),
     ("clustered_fs: a disk that holds ext4",
      "clustered_fs: filesystem.yml, existing signature",
      lambda l: role_task(
@@ -280,6 +293,7 @@ def inputs(lab, tmp_path_factory):
     loop = subprocess.run(["losetup", "--find", "--show", str(ext4)], check=True,
                           capture_output=True, text=True).stdout.strip()
     values = dict(lab, raw=str(raw), qcow2=str(qcow2), ini=str(ini), ext4_loop=loop,
+                  absent_id=str(uuid.uuid4()),
                   cinder_files={
                       "cinder_multiattach_config_file": str(cinder["cinder.conf"]),
                       "cinder_multiattach_policy_file": str(cinder["policy.yaml"]),

@@ -1,4 +1,4 @@
-"""molecule/shared_disk/files/lab.py replaces guests and networks an interrupted run left."""
+"""molecule/libvirt_disk/files/lab.py replaces guests and networks an interrupted run left."""
 
 import lab
 

@@ -3,6 +3,8 @@
     register.py identity SPEC   users, projects, roles, services, endpoints
     register.py compute SPEC    flavors (needs nova-api)
     register.py image SPEC      images (needs glance-api)
+    register.py guest -         the full profile's guest network and guest image (SPEC on
+                                stdin: network, physnet, cidr, image_dir, image)
 
 Idempotent: what exists is left as it is. Reads a JSON description of what to
 register from SPEC, and clouds.yaml (through
@@ -10,10 +12,16 @@ OS_CLIENT_CONFIG_FILE) for the admin cloud that `keystone-manage bootstrap`
 made. Prints a JSON summary of what it created.
 """
 
+import hashlib
 import json
+import os
+import subprocess
 import sys
+import time
 
 import openstack
+
+AGENT_WAIT_SECONDS = 120
 
 
 def ensure(finder, creator, name, **attrs):
@@ -97,12 +105,91 @@ def register_images(conn, spec, created):
             created.append("image " + image["name"])
 
 
-PARTS = {"identity": register_identity, "compute": register_flavors, "image": register_images}
+def wait_for_macvtap_agent(conn):
+    deadline = time.monotonic() + AGENT_WAIT_SECONDS
+    while not any(agent.is_alive for agent in conn.network.agents(agent_type="Macvtap agent")):
+        if time.monotonic() > deadline:
+            raise SystemExit("Neutron's macvtap agent did not report within %d s: see "
+                             "neutron-macvtap-agent.log and neutron-rpc-server.log"
+                             % AGENT_WAIT_SECONDS)
+        time.sleep(1)
+
+
+def register_guest_network(conn, spec, created):
+    """A shared flat provider network on the macvtap agent's physical network, no DHCP:
+    guests take their address from the config drive."""
+    network = conn.network.find_network(spec["network"])
+    if network is None:
+        network = conn.network.create_network(
+            name=spec["network"], is_shared=True, provider_network_type="flat",
+            provider_physical_network=spec["physnet"])
+        created.append("network " + spec["network"])
+    if not list(conn.network.subnets(network_id=network.id)):
+        conn.network.create_subnet(
+            name=spec["network"] + "-v4", network_id=network.id, ip_version=4,
+            cidr=spec["cidr"], gateway_ip=None, is_dhcp_enabled=False)
+        created.append("subnet of " + spec["network"])
+
+
+def sha512_of(path):
+    digest = hashlib.sha512()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def upload(conn, name, path, disk_format, created, **properties):
+    """The image NAME holding PATH, uploaded again when the file or a property changed."""
+    found = conn.image.find_image(name)
+    if found is not None and found.hash_value == sha512_of(path) and all(
+            getattr(found, key, None) == value for key, value in properties.items()):
+        return found
+    if found is not None:
+        conn.image.delete_image(found)
+    created.append("image " + name)
+    return conn.image.create_image(
+        name=name, filename=path, disk_format=disk_format,
+        container_format=disk_format if disk_format in ("aki", "ari") else "bare",
+        visibility="public", allow_duplicates=True, **properties)
+
+
+def register_guest_image(conn, spec, created):
+    """The guest image as Glance's kernel, ramdisk and root disk: Nova's libvirt driver boots
+    the kernel directly (the image has no boot loader) with the root disk as /dev/vda."""
+    directory, name = spec["image_dir"], spec["image"]
+    root = os.path.join(directory, "root.qcow2")
+    if not os.path.exists(root) or os.path.getmtime(root) < os.path.getmtime(
+            os.path.join(directory, "root.raw")):
+        subprocess.run(["qemu-img", "convert", "-O", "qcow2", os.path.join(directory, "root.raw"),
+                        root + ".tmp"], check=True)
+        os.replace(root + ".tmp", root)
+    kernel = upload(conn, name + "-kernel", os.path.join(directory, "vmlinuz"), "aki", created)
+    ramdisk = upload(conn, name + "-ramdisk", os.path.join(directory, "initrd.img"), "ari",
+                     created)
+    # hypervisor_type: the scheduler's ImagePropertiesFilter then picks the libvirt host,
+    # never the fake one, for servers of this image.
+    upload(conn, name, root, "qcow2", created, kernel_id=kernel.id, ramdisk_id=ramdisk.id,
+           hypervisor_type="qemu",
+           os_command_line="root=/dev/vda rw console=ttyS0 no_timer_check openstack.config_drive")
+
+
+def register_guest(conn, spec, created):
+    wait_for_macvtap_agent(conn)
+    register_guest_network(conn, spec, created)
+    register_guest_image(conn, spec, created)
+
+
+PARTS = {"identity": register_identity, "compute": register_flavors, "image": register_images,
+         "guest": register_guest}
 
 
 def main(part, spec_path):
-    with open(spec_path, encoding="utf-8") as handle:
-        spec = json.load(handle)
+    if spec_path == "-":
+        spec = json.load(sys.stdin)
+    else:
+        with open(spec_path, encoding="utf-8") as handle:
+            spec = json.load(handle)
     conn = openstack.connect(cloud=spec["admin_cloud"])
     created = []
     PARTS[part](conn, spec, created)

@@ -1,4 +1,8 @@
-"""Two guests, one shared raw disk, one cluster filesystem: what must hold."""
+"""Two guests, one shared disk, one cluster filesystem: what must hold.
+
+Both scenarios run these checks: shared_disk (Nova's guests hold a Cinder multiattach volume
+on Ceph RBD, found in them by its ID) and libvirt_disk (libvirt guests given one raw file).
+"""
 import json
 import os
 import re
@@ -6,6 +10,7 @@ import threading
 from pathlib import Path
 
 import libvirt
+import openstack
 import pytest
 import testinfra
 
@@ -16,6 +21,9 @@ MOUNT = "/srv/shared"
 # Written by the first verify, compared by the last one.
 KEPT = MOUNT + "/kept"
 NODES = ("node-1", "node-2")
+ON_NOVA = os.environ.get("MOLECULE_SCENARIO_NAME") == "shared_disk"
+# molecule/shared_disk/vars/lab.yml
+CLOUD, VOLUME = "local-member", "molecule-shared-disk"
 APPENDS_PER_NODE = 100
 
 testinfra_hosts = ["ansible://%s?ansible_inventory=%s" % (node, INVENTORY) for node in NODES]
@@ -29,11 +37,29 @@ def checksum(host, path):
     return host.check_output("sha256sum %s" % path).split()[0]
 
 
-def test_the_shared_disk_is_mounted_with_the_cluster_filesystem(host):
+@pytest.fixture(scope="module")
+def cloud():
+    conn = openstack.connect(cloud=CLOUD)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def shared_volume_id(cloud):
+    return cloud.block_storage.find_volume(VOLUME, ignore_missing=False).id if ON_NOVA else None
+
+
+def test_the_shared_disk_is_mounted_with_the_cluster_filesystem(host, request):
     mount = host.mount_point(MOUNT)
     assert mount.exists and mount.filesystem == FSTYPE
     fstab = host.file("/etc/fstab").content_string
-    assert re.search(r"^/dev/vdb %s %s \S*_netdev" % (MOUNT, FSTYPE), fstab, re.M)
+    if ON_NOVA:
+        # Found by the volume's ID, never by a guessed device name.
+        volume_id = request.getfixturevalue("shared_volume_id")
+        source = re.escape("/dev/disk/by-id/virtio-" + volume_id[:20])
+    else:
+        source = "/dev/vdb"
+    assert re.search(r"^%s %s %s \S*_netdev" % (source, MOUNT, FSTYPE), fstab, re.M), fstab
 
 
 @pytest.mark.parametrize("writer,reader", [NODES, tuple(reversed(NODES))])
@@ -71,12 +97,19 @@ def test_flock_serialised_appends_from_both_guests_at_once_lose_no_line():
                 "%s-%d" % (name, i) for i in range(1, APPENDS_PER_NODE + 1))
 
 
-def test_each_domain_has_the_disk_shareable_and_uncached():
+def test_each_domain_has_the_disk_shareable_and_uncached(request):
+    if ON_NOVA:
+        cloud = request.getfixturevalue("cloud")
+        source = re.escape("volumes/volume-%s" % request.getfixturevalue("shared_volume_id"))
+        domains = {name: cloud.compute.find_server(name, ignore_missing=False).id for name in NODES}
+    else:
+        source, domains = r"shared\.raw", {name: name for name in NODES}
     conn = libvirt.openReadOnly("qemu:///system")
     try:
-        for name in NODES:
-            xml = conn.lookupByName(name).XMLDesc(0)
-            disk = re.search(r"<disk[^>]*>(?:(?!</disk>).)*shared\.raw(?:(?!</disk>).)*</disk>", xml, re.S)
+        for name, domain in domains.items():
+            found = conn.lookupByUUIDString(domain) if ON_NOVA else conn.lookupByName(domain)
+            xml = found.XMLDesc(0)
+            disk = re.search(r"<disk[^>]*>(?:(?!</disk>).)*%s(?:(?!</disk>).)*</disk>" % source, xml, re.S)
             assert disk, "%s has no shared disk" % name
             assert "<shareable/>" in disk.group(0) and "cache='none'" in disk.group(0)
             assert "type='raw'" in disk.group(0)

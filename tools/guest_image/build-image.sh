@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the guest image of the shared_disk scenario: Debian bookworm (minbase)
+# Build the guest image of the VM scenarios and of the local cloud's full profile: Debian bookworm (minbase)
 # with the full amd64 kernel (the -cloud kernel has no ocfs2, gfs2 or dlm), the
 # cluster filesystem tools, SSH with the scenario's key, networkd with DHCP.
 #
@@ -64,6 +64,27 @@ ExecStart=/usr/bin/ssh-keygen -A
 WantedBy=multi-user.target
 UNIT
 chroot "$root" systemctl enable ssh-host-keys > /dev/null 2>&1
+# Booted by Nova (the full profile of the local cloud), the guest takes its addresses,
+# hostname and SSH keys from the config drive; the Glance image's kernel command line asks
+# for it, so the molecule guests (DHCP, systemd.hostname=) skip it.
+install -m 0644 "$(dirname "$0")/config_drive_apply.py" "$root/usr/local/lib/config_drive_apply.py"
+cat > "$root/etc/systemd/system/config-drive-apply.service" <<'UNIT'
+[Unit]
+Description=Apply the OpenStack config drive (addresses, hostname, SSH keys)
+ConditionKernelCommandLine=openstack.config_drive
+After=systemd-udev-trigger.service
+Before=systemd-networkd.service ssh.service network-pre.target
+Wants=network-pre.target
+
+[Service]
+Type=oneshot
+ExecStart=/usr/bin/python3 /usr/local/lib/config_drive_apply.py
+RemainAfterExit=yes
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+chroot "$root" systemctl enable config-drive-apply > /dev/null 2>&1
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
 
 cp "$root/boot/vmlinuz-$version" "$out/vmlinuz.tmp"
