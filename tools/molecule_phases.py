@@ -23,12 +23,28 @@ TASK = re.compile(r"TASK \[(?P<task>[^\]]+)\]")
 TASK_START = re.compile(r"TASK \[[^\]]*$")
 BOX = re.compile(r"^\s*[│|]?\s*")
 MARKED_TASKS = {
+    # molecule/libvirt_disk
     "Build the guest image with debootstrap and the full kernel (cached)": "create: image",
     "Start the guests": "create: boot (start to SSH)",
-    "Wait for SSH in the guests": "create: boot (start to SSH)",
     "Attach the shared disk to both running guests as Nova does for a multiattach volume":
         "create: attach shared disk",
+    # both
+    "Wait for SSH in the guests": "create: boot (start to SSH)",
+    # molecule/shared_disk (Nova's guests)
+    "Enable multiattach in the cloud (playbook enable_multiattach, as an operator runs it)":
+        "create: enable_multiattach",
+    "Make the servers, as the operator's own provisioning would": "create: servers ACTIVE",
+    "Provision the multiattach volume on both guests (playbook provision_shared_volume)":
+        "create: attach (provision_shared_volume)",
+    "Run add_node": "day 2: add_node",
+    "Run remove_node while a process holds the filesystem": "day 2: remove_node refused (busy)",
+    "Run remove_node": "day 2: remove_node",
+    "Wait until node-2 has replayed node-1's journal": "node lost: until recovered",
+    "Reboot node-1 hard (Nova defines and starts its domain again)": "node lost: node-1 back",
+    "Unmount it everywhere": "node lost: offline fsck",
 }
+# node_lost.yml's message: the longest gap between the survivor's writes after the kill.
+STALL = re.compile(r"writes stalled at most (?P<seconds>[0-9.]+) s")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -112,6 +128,7 @@ def main():
 
     started = time.monotonic()
     marks = []  # (name, start time); a phase ends where the next mark starts
+    figures_seen = {}
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, bufsize=1) as process:
         for line, plain in task_lines(process.stdout):
@@ -119,6 +136,9 @@ def main():
             if plain is None:
                 continue
             now = time.monotonic()
+            stall = STALL.search(plain)
+            if stall:
+                figures_seen["recovery_stall_seconds"] = float(stall.group("seconds"))
             action = ACTION.search(plain)
             task = TASK.search(plain)
             if action:
@@ -139,13 +159,16 @@ def main():
     print("%-34s %7.1f s" % ("total", finished - started))
     print("peak memory in use above the start: %.0f MiB; qemu processes' peak RSS: %.0f MiB"
           % (peak["used"] / 1024, peak["qemu"] / 1024))
+    if "recovery_stall_seconds" in figures_seen:
+        print("a node lost: the survivor's writes stalled at most %.2f s"
+              % figures_seen["recovery_stall_seconds"])
     if json_path:
         with open(json_path, "w", encoding="utf-8") as handle:
             json.dump({"command": command, "exit": process.returncode,
                        "total_seconds": finished - started,
                        "phases": [{"phase": n, "seconds": s, "tasks": dict(t)} for n, s, t in table],
                        "peak_used_mib": peak["used"] / 1024,
-                       "peak_qemu_rss_mib": peak["qemu"] / 1024}, handle, indent=1)
+                       "peak_qemu_rss_mib": peak["qemu"] / 1024, **figures_seen}, handle, indent=1)
     return process.returncode
 
 

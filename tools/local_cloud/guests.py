@@ -2,6 +2,7 @@
 
     guests.py CLOUD ensure KEY_NAME PUBLIC_KEY_FILE NAME...   key pair and servers, ACTIVE
     guests.py CLOUD delete KEY_NAME NAME...                   servers, then the key pair
+    guests.py CLOUD reboot NAME...                            hard reboot, wait for ACTIVE
 
 Servers boot from the Glance guest image on flavor m1.guest in the guest network; the image's
 hypervisor_type (qemu) makes the scheduler pick the libvirt host, not the fake one. The
@@ -59,15 +60,28 @@ def delete(conn, names, key_name):
     return {"changed": bool(found) or keypair is not None}
 
 
+def reboot(conn, names):
+    """A hard reboot: Nova defines and starts the domain again, also after it was destroyed
+    behind Nova's back (a host crash, the node-lost test)."""
+    servers = [conn.compute.find_server(name, ignore_missing=False) for name in names]
+    for server in servers:
+        conn.compute.reboot_server(server, "HARD")
+    for server in servers:
+        conn.compute.wait_for_server(server, wait=ACTIVE_SECONDS)
+    return {"changed": True}
+
+
 def main(argv):
-    if len(argv) < 4 or argv[1] not in ("ensure", "delete"):
+    if len(argv) < 3 or argv[1] not in ("ensure", "delete", "reboot"):
         raise SystemExit(__doc__)
     conn = openstack.connect(cloud=argv[0])
     if argv[1] == "ensure":
         with open(argv[3], encoding="utf-8") as handle:
             result = ensure(conn, argv[4:], argv[2], handle.read())
-    else:
+    elif argv[1] == "delete":
         result = delete(conn, argv[3:], argv[2])
+    else:
+        result = reboot(conn, argv[2:])
     json.dump(result, sys.stdout)
     return 0
 

@@ -4,6 +4,8 @@
                                          the key in KEYRING (a Ceph keyring file)
     libvirt_lab.py clean                 destroy and undefine Nova's domains (instance-*)
                                          and undefine every ceph secret
+    libvirt_lab.py destroy UUID          pull the plug on one domain (as a host crash does);
+                                         Nova still counts the server ACTIVE
 
 Through libvirt-python on qemu:///system. `make cloud-down` runs clean before it stops
 libvirtd, so no guest and no secret outlives the cloud.
@@ -67,6 +69,9 @@ def main(argv):
             define_secret(conn, argv[1], argv[2])
         elif argv == ["clean"]:
             clean(conn)
+        elif argv[:1] == ["destroy"] and len(argv) == 2:
+            conn.lookupByUUIDString(argv[1]).destroy()
+            print("domain %s destroyed" % argv[1])
         else:
             raise SystemExit(__doc__)
     finally:
