@@ -41,6 +41,9 @@ MARKED_TASKS = {
     "Run remove_node": "day 2: remove_node",
     "Wait until node-2 has replayed node-1's journal": "node lost: until recovered",
     "Reboot node-1 hard (Nova defines and starts its domain again)": "node lost: node-1 back",
+    "Wait for SSH in node-1": "node lost: node-1 back",
+    "Wait for the filesystem (mounted at boot from fstab, after the cluster stack)":
+        "node lost: node-1 back",
     "Unmount it everywhere": "node lost: offline fsck",
 }
 # node_lost.yml's message: the longest gap between the survivor's writes after the kill.
