@@ -2,6 +2,7 @@
 
     guests.py CLOUD ensure KEY_NAME PUBLIC_KEY_FILE NAME...   key pair and servers, ACTIVE
     guests.py CLOUD delete KEY_NAME NAME...                   servers, then the key pair
+                                                              (KEY_NAME -: no key pair)
     guests.py CLOUD reboot NAME...                            hard reboot, wait for ACTIVE
 
 Servers boot from the Glance guest image on flavor m1.guest in the guest network; the image's
@@ -54,7 +55,7 @@ def delete(conn, names, key_name):
         conn.compute.delete_server(server)
     for server in found:
         conn.compute.wait_for_delete(server, wait=DELETE_SECONDS)
-    keypair = conn.compute.find_keypair(key_name)
+    keypair = None if key_name == "-" else conn.compute.find_keypair(key_name)
     if keypair is not None:
         conn.compute.delete_keypair(keypair)
     return {"changed": bool(found) or keypair is not None}

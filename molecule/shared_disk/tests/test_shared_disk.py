@@ -46,7 +46,7 @@ def cloud():
 
 @pytest.fixture(scope="module")
 def shared_volume_id(cloud):
-    return cloud.block_storage.find_volume(VOLUME, ignore_missing=False).id if ON_NOVA else None
+    return cloud.block_storage.find_volume(VOLUME, ignore_missing=False).id
 
 
 def test_the_shared_disk_is_mounted_with_the_cluster_filesystem(host, request):
