@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import yaml
 
-from harness.ansible_runner import run_playbook_file, ROOT
+from harness.ansible_runner import run_module, run_playbook_file, ROOT
 
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_disk_checks.yml"
 MKFS_TASK = "Create the filesystem on the first node only, of type "
@@ -155,3 +155,40 @@ def test_bad_cluster_settings_fail_before_the_disk_is_touched(inventory, loop_di
     assert "clustered_fs_group" in result.failure_message
     assert "clustered_fs_cluster_name (max 15)" in result.failure_message
     assert not mkfs_results(result)
+
+
+def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_run(loop_disk, tmp_path):
+    device, image = loop_disk(ext4_with_data)
+    before = sha256(image)
+    mount_point = tmp_path / "not-mounted"
+
+    result = run_module("multiattach.cloud.clustered_fs_info", {
+        "device": device, "filesystem": "ocfs2", "mount_point": str(mount_point),
+        "packages": ["util-linux", "no-such-package-here"]}, check=True)
+
+    assert not result.get("failed"), result.get("msg")
+    assert result["changed"] is False
+    assert result["disk"] == {"path": device, "exists": True, "is_block_device": True}
+    assert result["signature_type"] == "ext4" and "TYPE=ext4" in result["signatures"]
+    assert result["ocfs2_slots"] is None and result["o2cb_nodes"] == {} and result["stack_in_use"] is False
+    assert result["missing_packages"] == ["no-such-package-here"]
+    assert result["mount_point_is_dir"] is False and result["mounted_type"] == ""
+    assert result["fstab_entry"] is None
+    assert sha256(image) == before
+
+
+def test_clustered_fs_info_without_the_volume_reports_it_missing_and_probes_nothing(tmp_path):
+    result = run_module("multiattach.cloud.clustered_fs_info", {
+        "volume_id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "mount_point": str(tmp_path)})
+
+    assert not result.get("failed"), result.get("msg")
+    assert result["disk"] == {"path": None, "exists": False, "is_block_device": False}
+    assert result["signatures"] == [] and result["mount_point_is_dir"] is True
+
+
+def test_clustered_fs_info_refuses_both_a_volume_and_a_device(tmp_path):
+    result = run_module("multiattach.cloud.clustered_fs_info", {
+        "volume_id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "device": "/dev/vdb",
+        "mount_point": str(tmp_path)})
+
+    assert result.get("failed") and "mutually exclusive" in result["msg"]

@@ -9,7 +9,7 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "roles" / "clustered_fs" / "te
 def render(name, nodes, leaving=()):
     """NODES: (host, address) in the group's order; LEAVING: hosts being taken out. Node
     numbers as stack_ocfs2.yml gives them: the index in the whole group."""
-    hostvars = {host: {"clustered_fs_address": address, "clustered_fs_uname": {"stdout": host}}
+    hostvars = {host: {"clustered_fs_address": address, "clustered_fs_node": {"node_name": host}}
                 for host, address in nodes}
     group = [host for host, unused in nodes]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),

@@ -1,0 +1,156 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a node of a cluster filesystem holds, read in one pass (module clustered_fs_info).
+
+Each read is its own function of the module's run_command, so that a node is read with one
+module run: on emulated guests every separate task costs seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+
+BY_ID = "/dev/disk/by-id"
+# Nova gives a virtio-blk disk the volume ID as serial, which the guest cuts to 20
+# characters; a virtio-scsi disk keeps all of it.
+VOLUME_LINKS = ("virtio-{id20}", "scsi-0QEMU_QEMU_HARDDISK_{id}")
+STACK_SERVICES = {"ocfs2": ["o2cb", "ocfs2"], "gfs2": ["corosync", "dlm"]}
+O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
+DLM_LOCKSPACES = "/sys/kernel/dlm"
+
+
+def volume_links(volume_id):
+    return [os.path.join(BY_ID, pattern.format(id20=volume_id[:20], id=volume_id))
+            for pattern in VOLUME_LINKS]
+
+
+def find_disk(volume_id, device):
+    """The disk's path (the by-id link for a volume, else the device) and what is there."""
+    candidates = volume_links(volume_id) if volume_id else [device]
+    for path in candidates:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        return dict(path=path, exists=True, is_block_device=stat.S_ISBLK(mode))
+    return dict(path=None if volume_id else device, exists=False, is_block_device=False)
+
+
+def probe_signatures(run, disk):
+    """blkid's view of the disk now: the node's cached blocks are dropped first, since
+    another node may have written the disk since this one last read it."""
+    rc, unused, err = run(["blockdev", "--flushbufs", disk])
+    if rc != 0:
+        raise ModuleFailure("cannot drop the cached blocks of %s: %s" % (disk, err.strip()))
+    rc, out, err = run(["blkid", "-p", "-o", "export", disk])
+    if rc not in (0, 2):
+        raise ModuleFailure("blkid cannot probe %s (rc %d): %s" % (disk, rc, err.strip()))
+    return out.splitlines() if rc == 0 else []
+
+
+def signature_type(signatures):
+    for line in signatures:
+        if line.startswith("TYPE="):
+            return line[len("TYPE="):]
+    return None
+
+
+def ocfs2_slots(run, disk):
+    rc, out = run(["tunefs.ocfs2", "-Q", "%N\\n", disk])[:2]
+    return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
+
+
+def o2cb_nodes(cluster_name):
+    """The running o2cb cluster's nodes and numbers (empty when it is offline)."""
+    directory = O2CB_CONFIGFS.format(cluster=cluster_name)
+    nodes = {}
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return nodes
+    for name in names:
+        try:
+            with open(os.path.join(directory, name, "num")) as number:
+                nodes[name] = int(number.read().strip())
+        except (OSError, ValueError):
+            continue
+    return nodes
+
+
+def dlm_lockspaces():
+    try:
+        return sorted(os.listdir(DLM_LOCKSPACES))
+    except OSError:
+        return []
+
+
+def missing_packages(run, packages):
+    if not packages:
+        return []
+    # Unknown packages make dpkg-query fail but it still lists the known ones.
+    out = run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n"] + list(packages))[1]
+    installed = {line.split()[0] for line in out.splitlines() if line.endswith("install ok installed")}
+    return [package for package in packages if package not in installed]
+
+
+def service_states(run, services):
+    out = run(["systemctl", "show", "--property=Id,ActiveState,UnitFileState"] + list(services))[1]
+    states = {service: dict(active=False, enabled=False) for service in services}
+    for block in out.strip().split("\n\n"):
+        properties = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+        service = properties.get("Id", "").rsplit(".service", 1)[0]
+        if service in states:
+            states[service] = dict(active=properties.get("ActiveState") == "active",
+                                   enabled=properties.get("UnitFileState") == "enabled")
+    return states
+
+
+def mounted_type(run, mount_point):
+    rc, out = run(["findmnt", "-n", "-o", "FSTYPE", "--mountpoint", mount_point])[:2]
+    return out.strip() if rc == 0 else ""
+
+
+def fstab_entry(mount_point, fstab="/etc/fstab"):
+    """The fstab line that mounts on MOUNT_POINT, its fields joined by one space."""
+    try:
+        with open(fstab) as lines:
+            for line in lines:
+                fields = line.split()
+                if len(fields) >= 2 and not fields[0].startswith("#") and fields[1] == mount_point:
+                    return " ".join(fields)
+    except OSError:
+        pass
+    return None
+
+
+def node_report(run, params):
+    filesystem = params["filesystem"]
+    disk = find_disk(params["volume_id"], params["device"])
+    signatures = []
+    if disk["is_block_device"]:
+        signatures = probe_signatures(run, disk["path"])
+    found_type = signature_type(signatures)
+    o2cb = o2cb_nodes(params["cluster_name"]) if filesystem == "ocfs2" else {}
+    services = service_states(run, STACK_SERVICES[filesystem])
+    lockspaces = dlm_lockspaces() if filesystem == "gfs2" else []
+    return dict(
+        changed=False,
+        node_name=os.uname()[1],
+        disk=disk,
+        signatures=signatures,
+        signature_type=found_type,
+        ocfs2_slots=ocfs2_slots(run, disk["path"]) if found_type == "ocfs2" else None,
+        missing_packages=missing_packages(run, params["packages"]),
+        services=services,
+        o2cb_nodes=o2cb,
+        dlm_lockspaces=lockspaces,
+        stack_in_use=bool(o2cb) if filesystem == "ocfs2"
+        else bool(lockspaces) and services["corosync"]["active"],
+        mount_point_is_dir=os.path.isdir(params["mount_point"]),
+        mounted_type=mounted_type(run, params["mount_point"]),
+        fstab_entry=fstab_entry(params["mount_point"]),
+    )

@@ -1,0 +1,179 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: clustered_fs_info
+short_description: Read a cluster filesystem node's shared disk, cluster stack and mount in one pass
+version_added: 0.1.0
+description:
+  - Runs on a server that holds the shared volume and reads, in one module run, all that the
+    R(multiattach.cloud.clustered_fs,role) role decides on. Where the shared disk is (by the
+    Cinder volume's ID under C(/dev/disk/by-id), or a device path), which filesystem or other
+    signature it carries (C(blkid -p) after dropping this node's cached blocks, since other
+    nodes write the disk), the OCFS2 node slots, the running cluster stack (o2cb nodes in
+    configfs, or corosync and the DLM lockspaces), the stack's services, the packages missing,
+    and what is mounted on the mount point and written for it in C(/etc/fstab).
+  - One run instead of one task per probe, since on emulated guests each task costs seconds.
+  - Reads only; it never formats, mounts or starts anything.
+author:
+  - multiattach.cloud developers (@multiattach)
+extends_documentation_fragment:
+  - multiattach.cloud.attributes
+options:
+  volume_id:
+    description:
+      - The Cinder volume's ID; the disk is found as C(/dev/disk/by-id/virtio-<first 20
+        characters>) (virtio-blk) or C(/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_<ID>)
+        (virtio-scsi). Exactly one of I(volume_id) and I(device).
+    type: str
+  device:
+    description:
+      - The disk's path in this server, for a disk Cinder did not give.
+    type: path
+  filesystem:
+    description: The cluster filesystem, which says which stack to read.
+    type: str
+    choices: [ocfs2, gfs2]
+    default: ocfs2
+  cluster_name:
+    description: The o2cb cluster's name (its nodes are read from configfs).
+    type: str
+    default: multiattach
+  mount_point:
+    description: Where the filesystem is (to be) mounted.
+    type: path
+    required: true
+  packages:
+    description: Packages whose absence to report (dpkg).
+    type: list
+    elements: str
+    default: []
+attributes:
+  check_mode:
+    support: full
+    details: Reads only; runs the same in check mode.
+  diff_mode:
+    support: none
+    details: Nothing is changed.
+  platform:
+    platforms: debian
+    details: Runs in the servers that share the disk (dpkg, systemd, util-linux).
+"""
+
+EXAMPLES = r"""
+- name: Read this node's view of the shared volume
+  multiattach.cloud.clustered_fs_info:
+    volume_id: 5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11
+    filesystem: ocfs2
+    mount_point: /srv/shared
+    packages: [ocfs2-tools]
+  register: node
+
+- name: Say where the volume is
+  ansible.builtin.debug:
+    msg: "{{ node.disk.path }} holds {{ node.signature_type or 'nothing' }}"
+"""
+
+RETURN = r"""
+node_name:
+  description: The node's name as the cluster stack knows it (C(uname -n)).
+  returned: always
+  type: str
+disk:
+  description: Where the shared disk is.
+  returned: always
+  type: dict
+  contains:
+    path:
+      description: The by-id link found for I(volume_id), or I(device); null when the volume is not here.
+      type: str
+      returned: always
+    exists:
+      description: Whether the path exists.
+      type: bool
+      returned: always
+    is_block_device:
+      description: Whether it is a block device.
+      type: bool
+      returned: always
+signatures:
+  description: C(blkid -p -o export) lines of the disk; empty when it carries none.
+  returned: always
+  type: list
+  elements: str
+signature_type:
+  description: The C(TYPE) among I(signatures) (C(ocfs2), C(gfs2), C(ext4), ...); null when none.
+  returned: always
+  type: str
+ocfs2_slots:
+  description: The OCFS2 filesystem's node slots; null unless the disk holds OCFS2 and tunefs.ocfs2 answers.
+  returned: always
+  type: int
+missing_packages:
+  description: Those of I(packages) that are not installed.
+  returned: always
+  type: list
+  elements: str
+services:
+  description: The cluster stack's services (o2cb, ocfs2 or corosync, dlm), each with C(active) and C(enabled).
+  returned: always
+  type: dict
+o2cb_nodes:
+  description: The running o2cb cluster's node names and numbers (configfs); empty when offline or GFS2.
+  returned: always
+  type: dict
+dlm_lockspaces:
+  description: The DLM lockspaces this node has joined (one per mounted GFS2); empty for OCFS2.
+  returned: always
+  type: list
+  elements: str
+stack_in_use:
+  description:
+    - True when the cluster stack is live on this node (o2cb cluster online; or corosync running
+      with a lockspace joined). Its configuration is then changed in place, never by a restart.
+  returned: always
+  type: bool
+mount_point_is_dir:
+  description: Whether the mount point exists as a directory.
+  returned: always
+  type: bool
+mounted_type:
+  description: The filesystem type mounted on the mount point; empty when nothing is.
+  returned: always
+  type: str
+fstab_entry:
+  description: The C(/etc/fstab) line for the mount point, fields joined by one space; null when none.
+  returned: always
+  type: str
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import node_report
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
+
+
+class ClusteredFsInfoModule(CollectionModule):
+    argument_spec = dict(
+        volume_id=dict(type="str"),
+        device=dict(type="path"),
+        filesystem=dict(type="str", default="ocfs2", choices=["ocfs2", "gfs2"]),
+        cluster_name=dict(type="str", default="multiattach"),
+        mount_point=dict(type="path", required=True),
+        packages=dict(type="list", elements="str", default=[]),
+    )
+    module_kwargs = dict(supports_check_mode=True, required_one_of=[("volume_id", "device")],
+                         mutually_exclusive=[("volume_id", "device")])
+
+    def run(self):
+        return node_report(self.ansible.run_command, self.params)
+
+
+def main():
+    ClusteredFsInfoModule()()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""clustered_fs_info's one-pass read of a node: the disk, its signature, the stack, the mount."""
+import pytest
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_node
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+
+VOLUME_ID = "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11"
+
+
+class FakeCommands:
+    """Answers commands by their first word; records every command run."""
+
+    def __init__(self, **answers):
+        self.answers = answers
+        self.ran = []
+
+    def __call__(self, argv):
+        self.ran.append(argv)
+        return self.answers.get(argv[0].replace(".", "_").replace("-", "_"), (0, "", ""))
+
+
+def params(**overrides):
+    values = dict(volume_id=VOLUME_ID, device=None, filesystem="ocfs2", cluster_name="multiattach",
+                  mount_point="/srv/shared", packages=["ocfs2-tools"])
+    values.update(overrides)
+    return values
+
+
+def test_a_volume_is_found_by_its_virtio_serial_and_a_missing_one_is_named_by_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
+    assert cluster_node.find_disk(VOLUME_ID, None) == dict(path=None, exists=False, is_block_device=False)
+    (tmp_path / ("virtio-" + VOLUME_ID[:20])).write_text("")
+    found = cluster_node.find_disk(VOLUME_ID, None)
+    assert found == dict(path=str(tmp_path / ("virtio-" + VOLUME_ID[:20])), exists=True, is_block_device=False)
+
+
+def test_a_device_path_is_used_as_given(tmp_path):
+    assert cluster_node.find_disk("", str(tmp_path / "vdz")) == dict(
+        path=str(tmp_path / "vdz"), exists=False, is_block_device=False)
+
+
+def test_the_probe_drops_cached_blocks_before_blkid_and_reads_its_type():
+    commands = FakeCommands(blkid=(0, "DEVNAME=/dev/vdb\nLABEL=shared\nTYPE=ocfs2\n", ""))
+    signatures = cluster_node.probe_signatures(commands, "/dev/vdb")
+    assert [argv[0] for argv in commands.ran] == ["blockdev", "blkid"]
+    assert cluster_node.signature_type(signatures) == "ocfs2"
+
+
+def test_an_empty_disk_has_no_signature_and_a_blkid_error_fails_naming_the_disk():
+    assert cluster_node.probe_signatures(FakeCommands(blkid=(2, "", "")), "/dev/vdb") == []
+    with pytest.raises(ModuleFailure, match="blkid cannot probe /dev/vdb"):
+        cluster_node.probe_signatures(FakeCommands(blkid=(4, "", "I/O error")), "/dev/vdb")
+
+
+def test_missing_packages_are_those_dpkg_does_not_list_as_installed():
+    commands = FakeCommands(dpkg_query=(1, "gfs2-utils install ok installed\ncorosync deinstall ok config-files\n",
+                                        "dpkg-query: no packages found matching dlm-controld"))
+    assert cluster_node.missing_packages(commands, ["gfs2-utils", "dlm-controld", "corosync"]) == [
+        "dlm-controld", "corosync"]
+    assert cluster_node.missing_packages(commands, []) == []
+
+
+def test_service_states_come_from_one_systemctl_show():
+    shown = ("Id=corosync.service\nActiveState=active\nUnitFileState=enabled\n\n"
+             "Id=dlm.service\nActiveState=inactive\nUnitFileState=disabled\n")
+    commands = FakeCommands(systemctl=(0, shown, ""))
+    assert cluster_node.service_states(commands, ["corosync", "dlm"]) == {
+        "corosync": dict(active=True, enabled=True), "dlm": dict(active=False, enabled=False)}
+    assert len(commands.ran) == 1
+
+
+def test_the_running_o2cb_nodes_come_from_configfs(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_node, "O2CB_CONFIGFS", str(tmp_path / "{cluster}" / "node"))
+    assert cluster_node.o2cb_nodes("multiattach") == {}
+    for name, number in (("node-1", 0), ("node-2", 1)):
+        (tmp_path / "multiattach" / "node" / name).mkdir(parents=True)
+        (tmp_path / "multiattach" / "node" / name / "num").write_text("%d\n" % number)
+    assert cluster_node.o2cb_nodes("multiattach") == {"node-1": 0, "node-2": 1}
+
+
+def test_the_fstab_entry_is_the_line_for_the_mount_point_not_a_comment(tmp_path):
+    fstab = tmp_path / "fstab"
+    fstab.write_text("/dev/vda / ext4 defaults 0 1\n#/dev/vdc /srv/shared ext4 defaults 0 0\n"
+                     "/dev/disk/by-id/virtio-x\t/srv/shared  ocfs2 _netdev,noatime 0 0\n")
+    assert cluster_node.fstab_entry("/srv/shared", str(fstab)) == (
+        "/dev/disk/by-id/virtio-x /srv/shared ocfs2 _netdev,noatime 0 0")
+    assert cluster_node.fstab_entry("/srv/other", str(fstab)) is None
+
+
+def test_a_node_without_the_volume_is_reported_without_probing_any_disk(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
+    commands = FakeCommands()
+    report = cluster_node.node_report(commands, params(mount_point=str(tmp_path / "mnt")))
+    assert report["disk"]["exists"] is False and report["signature_type"] is None
+    assert report["ocfs2_slots"] is None and report["mount_point_is_dir"] is False
+    assert not [argv for argv in commands.ran if argv[0] in ("blockdev", "blkid", "tunefs.ocfs2")]
+
+
+def test_gfs2_counts_as_in_use_only_with_corosync_running_and_a_lockspace(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
+    monkeypatch.setattr(cluster_node, "DLM_LOCKSPACES", str(tmp_path / "dlm"))
+    running = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=active\nUnitFileState=enabled\n", ""))
+    assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is False
+    (tmp_path / "dlm" / "shared").mkdir(parents=True)
+    assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is True
+    stopped = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=inactive\nUnitFileState=enabled\n", ""))
+    assert cluster_node.node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
