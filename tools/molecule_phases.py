@@ -39,7 +39,7 @@ MARKED_TASKS = {
     "Run add_node": "day 2: add_node",
     "Run remove_node while a process holds the filesystem": "day 2: remove_node refused (busy)",
     "Run remove_node": "day 2: remove_node",
-    "Wait until node-2 has replayed node-1's journal": "node lost: until recovered",
+    "Wait until node-2 has recovered node-1's journal": "node lost: until recovered",
     "Reboot node-1 hard (Nova defines and starts its domain again)": "node lost: node-1 back",
     "Wait for SSH in node-1": "node lost: node-1 back",
     "Wait for the filesystem (mounted at boot from fstab, after the cluster stack)":

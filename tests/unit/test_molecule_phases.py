@@ -32,3 +32,26 @@ def test_phases_last_until_the_next_action_and_marked_tasks_until_the_next_task(
 
     assert table == [("create", 10.0, [("create: image", 5.0)]),
                      ("converge", 20.0, []), ("verify", 5.0, [])]
+
+
+def test_every_marked_task_is_a_task_of_a_molecule_scenario():
+    """A renamed task would silently drop its phase from the figures."""
+    import pathlib
+    import yaml
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "molecule"
+    names = set()
+
+    def collect(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("name"), str):
+                names.add(node["name"])
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+
+    for playbook in root.glob("*/*.yml"):
+        collect(yaml.safe_load(playbook.read_text()))
+    assert not set(molecule_phases.MARKED_TASKS) - names, sorted(set(molecule_phases.MARKED_TASKS) - names)
