@@ -49,11 +49,11 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert "playbooks/provision_shared_volume.yml" in names
     top_level = {name.split("/")[0] for name in names}
     allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
-               "docs", "meta", "plugins", "roles", "playbooks", "molecule", "templates", "tests",
+               "docs", "meta", "plugins", "roles", "playbooks", "molecule", "tests",
                "requirements.txt", "bindep.txt", "changelogs"}
     assert top_level <= allowed, sorted(top_level - allowed)
     assert not [n for n in names if "ansible_collections" in n.split("/")
-                or n.startswith("templates/local_cloud")]
+                or n.startswith("tools/")]
 
 
 OPENSTACK_MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable",
