@@ -21,7 +21,7 @@ ROWS = [("create: image", "image build (cached after the first run)"),
         ("day 2: add_node", "day 2: add_node (third guest joins)"),
         ("day 2: remove_node refused (busy)", "day 2: remove_node refused, mount busy"),
         ("day 2: remove_node", "day 2: remove_node"),
-        ("node lost: until recovered", "node lost: kill to journal replayed"),
+        ("node lost: until recovered", "node lost: kill to journal recovered"),
         ("node lost: node-1 back", "node lost: node-1 rebooted, back"),
         ("node lost: offline fsck", "node lost: offline fsck and remount")]
 
