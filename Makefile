@@ -29,8 +29,10 @@ $(error CLOUD_PROFILE=$(CLOUD_PROFILE) is not a profile: use CLOUD_PROFILE=defau
 endif
 export LOCAL_CLOUD_PROFILE := $(CLOUD_PROFILE)
 
+# ocfs2-tools, gfs2-utils: clustered_fs's disk checks run against real OCFS2 and GFS2 made on
+# loop devices here (mkfs, tunefs and gfs2_edit need no kernel module).
 APT_PACKAGES := git python3-venv python3-dev build-essential pkg-config \
-	libvirt-dev mariadb-server rabbitmq-server
+	libvirt-dev mariadb-server rabbitmq-server ocfs2-tools gfs2-utils
 # genisoimage: Nova's config drives; debootstrap, qemu-utils: the guest image.
 FULL_APT_PACKAGES := ceph-mon ceph-mgr ceph-osd python3-rados python3-rbd qemu-block-extra \
 	genisoimage debootstrap qemu-utils

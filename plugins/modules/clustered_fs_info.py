@@ -14,7 +14,7 @@ description:
     R(multiattach.cloud.clustered_fs,role) role decides on. Where the shared disk is (by the
     Cinder volume's ID under C(/dev/disk/by-id), or a device path), which filesystem or other
     signature it carries (C(blkid -p) after dropping this node's cached blocks, since other
-    nodes write the disk), the OCFS2 node slots, the running cluster stack (o2cb nodes in
+    nodes write the disk), the OCFS2 node slots or GFS2 journals, the running cluster stack (o2cb nodes in
     configfs, or corosync and the DLM lockspaces), the stack's services, the packages missing,
     and what is mounted on the mount point and written for it in C(/etc/fstab).
   - One run instead of one task per probe, since on emulated guests each task costs seconds.
@@ -109,8 +109,11 @@ signature_type:
   description: The C(TYPE) among I(signatures) (C(ocfs2), C(gfs2), C(ext4), ...); null when none.
   returned: always
   type: str
-ocfs2_slots:
-  description: The OCFS2 filesystem's node slots; null unless the disk holds OCFS2 and tunefs.ocfs2 answers.
+slots:
+  description:
+    - How many nodes can mount the filesystem at once, made at mkfs time - OCFS2's node slots
+      (C(tunefs.ocfs2 -Q)), GFS2's journals (C(gfs2_edit -p jindex)); null unless the disk
+      holds OCFS2 or GFS2 and the tool answers.
   returned: always
   type: int
 missing_packages:

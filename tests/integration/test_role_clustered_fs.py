@@ -68,6 +68,16 @@ def dos_partition_table(image):
         handle.write(entry + bytes(48) + b"\x55\xaa")
 
 
+def ocfs2_with_two_slots(image):
+    # -M local: no cluster stack on this machine; the slot count is the same on-disk field.
+    subprocess.run(["mkfs.ocfs2", "-q", "-M", "local", "-N", "2", "-L", "shared", str(image)], check=True)
+
+
+def gfs2_with_two_journals(image):
+    subprocess.run(["mkfs.gfs2", "-O", "-p", "lock_dlm", "-t", "lab:shared", "-j", "2", str(image)],
+                   check=True, capture_output=True)
+
+
 def run(inventory, device, **options):
     extra = {"clustered_fs_device": device}
     extra.update(options.pop("extra_vars", {}))
@@ -141,6 +151,38 @@ def test_a_regular_file_is_not_taken_for_the_shared_disk(inventory, tmp_path):
     assert "is not a block device" in result.failure_message
 
 
+@pytest.mark.parametrize("fs_type,make,fix", [
+    ("ocfs2", ocfs2_with_two_slots, "add 1 more node slots first (tunefs.ocfs2 -N 3 "),
+    ("gfs2", gfs2_with_two_journals, "add 1 more journals first (gfs2_jadd -j 1 /srv/shared "),
+])
+def test_a_cluster_larger_than_the_filesystems_slots_fails_naming_both_numbers_and_the_fix(
+        inventory, loop_disk, fs_type, make, fix):
+    device, image = loop_disk(make)
+    before = sha256(image)
+
+    result = run(inventory, device, extra_vars={"clustered_fs_type": fs_type,
+                                                "clustered_fs_members": ["localhost", "node-2", "node-3"]})
+
+    assert_clean_failure(result)
+    assert "has 2 %s and the cluster now has 3 nodes" % ("node slots" if fs_type == "ocfs2" else "journals") \
+        in result.failure_message
+    assert fix in result.failure_message
+    assert sha256(image) == before
+
+
+@pytest.mark.parametrize("fs_type,make", [("ocfs2", ocfs2_with_two_slots), ("gfs2", gfs2_with_two_journals)])
+def test_a_filesystem_with_a_slot_for_every_node_is_kept_as_it_is(inventory, loop_disk, fs_type, make):
+    device, image = loop_disk(make)
+    before = sha256(image)
+
+    result = run(inventory, device, extra_vars={"clustered_fs_type": fs_type,
+                                                "clustered_fs_members": ["localhost", "node-2"]})
+
+    assert not result.failures, result.failure_message
+    assert all(r["_status"] == "skipped" for r in mkfs_results(result))
+    assert sha256(image) == before
+
+
 @pytest.mark.parametrize("variable,value", [
     ("clustered_fs_cluster_name", "a-cluster-name-too-long"),
     ("clustered_fs_label", "bad label"),
@@ -170,7 +212,7 @@ def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_
     assert result["changed"] is False
     assert result["disk"] == {"path": device, "exists": True, "is_block_device": True}
     assert result["signature_type"] == "ext4" and "TYPE=ext4" in result["signatures"]
-    assert result["ocfs2_slots"] is None and result["o2cb_nodes"] == {} and result["stack_in_use"] is False
+    assert result["slots"] is None and result["o2cb_nodes"] == {} and result["stack_in_use"] is False
     assert result["missing_packages"] == ["no-such-package-here"]
     assert result["mount_point_is_dir"] is False and result["mounted_type"] == ""
     assert result["fstab_entry"] is None
@@ -192,3 +234,14 @@ def test_clustered_fs_info_refuses_both_a_volume_and_a_device(tmp_path):
         "mount_point": str(tmp_path)})
 
     assert result.get("failed") and "mutually exclusive" in result["msg"]
+
+
+def test_clustered_fs_info_counts_a_real_gfs2_journals(loop_disk, tmp_path):
+    device, unused = loop_disk(gfs2_with_two_journals)
+
+    result = run_module("multiattach.cloud.clustered_fs_info", {
+        "device": device, "filesystem": "gfs2", "mount_point": str(tmp_path)})
+
+    assert not result.get("failed"), result.get("msg")
+    assert result["signature_type"] == "gfs2" and result["slots"] == 2
+    assert result["dlm_lockspaces"] == [] and result["stack_in_use"] is False

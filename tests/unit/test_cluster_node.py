@@ -92,7 +92,7 @@ def test_a_node_without_the_volume_is_reported_without_probing_any_disk(tmp_path
     commands = FakeCommands()
     report = cluster_node.node_report(commands, params(mount_point=str(tmp_path / "mnt")))
     assert report["disk"]["exists"] is False and report["signature_type"] is None
-    assert report["ocfs2_slots"] is None and report["mount_point_is_dir"] is False
+    assert report["slots"] is None and report["mount_point_is_dir"] is False
     assert not [argv for argv in commands.ran if argv[0] in ("blockdev", "blkid", "tunefs.ocfs2")]
 
 
@@ -105,3 +105,27 @@ def test_gfs2_counts_as_in_use_only_with_corosync_running_and_a_lockspace(tmp_pa
     assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is True
     stopped = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=inactive\nUnitFileState=enabled\n", ""))
     assert cluster_node.node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
+
+
+# gfs2_edit -p jindex of a GFS2 made with -j 3 (gfs2-utils 3.5.0, Debian 12), dinode lines cut.
+GFS2_JINDEX = """\
+Block #2073    (0x819) of 102400 (0x19000) (inode)
+--------------- Journal Index ------------------
+Dinode:
+  mh_magic              0x01161970(hex)
+  di_size               3864                0xf18
+
+Directory block: lf_depth:0, lf_entries:0, lf_inode: 0x0, lf_dist: 0, lf_nsec: 0, lf_sec: 0, fmt:0 next=0x0 (5 dirents).
+   1/1 [0ED4E242] 5/2073 (0x5/0x819) +0: Dir     .
+   2/2 [9608161C] 4/2072 (0x4/0x818) +0: Dir     ..
+   3/3 [FC7745EB] 1/18 (0x1/0x12) +0: File    journal0
+   4/4 [8B70757D] 2/2075 (0x2/0x81b) +0: File    journal1
+   5/5 [127924C7] 3/4132 (0x3/0x1024) +0: File    journal2
+------------------------------------------------------
+"""
+
+
+def test_gfs2_slots_are_its_journals_and_ocfs2_slots_come_from_tunefs():
+    assert cluster_node.filesystem_slots(FakeCommands(gfs2_edit=(0, GFS2_JINDEX, "")), "/dev/vdb", "gfs2") == 3
+    assert cluster_node.filesystem_slots(FakeCommands(tunefs_ocfs2=(0, "4\n", "")), "/dev/vdb", "ocfs2") == 4
+    assert cluster_node.filesystem_slots(FakeCommands(gfs2_edit=(1, "", "bad superblock")), "/dev/vdb", "gfs2") is None

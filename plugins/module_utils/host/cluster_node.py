@@ -10,6 +10,7 @@ module run: on emulated guests every separate task costs seconds.
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
@@ -21,6 +22,7 @@ VOLUME_LINKS = ("virtio-{id20}", "scsi-0QEMU_QEMU_HARDDISK_{id}")
 STACK_SERVICES = {"ocfs2": ["o2cb", "ocfs2"], "gfs2": ["corosync", "dlm"]}
 O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
 DLM_LOCKSPACES = "/sys/kernel/dlm"
+GFS2_JOURNAL = re.compile(r"\bFile +journal[0-9]+$", re.M)
 
 
 def volume_links(volume_id):
@@ -59,9 +61,14 @@ def signature_type(signatures):
     return None
 
 
-def ocfs2_slots(run, disk):
-    rc, out = run(["tunefs.ocfs2", "-Q", "%N\\n", disk])[:2]
-    return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
+def filesystem_slots(run, disk, filesystem):
+    """How many nodes can mount the filesystem at once: OCFS2's node slots, GFS2's journals
+    (its journal index lists journal0, journal1, ...). None when the tool cannot tell."""
+    if filesystem == "ocfs2":
+        rc, out = run(["tunefs.ocfs2", "-Q", "%N\\n", disk])[:2]
+        return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
+    rc, out = run(["gfs2_edit", "-p", "jindex", disk])[:2]
+    return len(GFS2_JOURNAL.findall(out)) if rc == 0 else None
 
 
 def o2cb_nodes(cluster_name):
@@ -143,7 +150,7 @@ def node_report(run, params):
         disk=disk,
         signatures=signatures,
         signature_type=found_type,
-        ocfs2_slots=ocfs2_slots(run, disk["path"]) if found_type == "ocfs2" else None,
+        slots=filesystem_slots(run, disk["path"], found_type) if found_type in ("ocfs2", "gfs2") else None,
         missing_packages=missing_packages(run, params["packages"]),
         services=services,
         o2cb_nodes=o2cb,
