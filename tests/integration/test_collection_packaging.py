@@ -60,7 +60,7 @@ OPENSTACK_MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable",
                      "server_volume": "device", "volume_attachments": "exclusive",
                      "volume_info": "multiattach_only", "preflight": "fail_when_not_ready"}
 HOST_MODULES = {"ini_settings": "settings", "libvirt_host_info": "instances_path",
-                "libvirt_shareable_disk": "live"}
+                "libvirt_shareable_disk": "live", "clustered_fs_info": "mount_point"}
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 
 

@@ -31,9 +31,11 @@ def module_task(module, args):
     return [{"name": "bad input", "multiattach.cloud." + module: args}]
 
 
-def role_task(role, variables, tasks_from="main"):
+def role_task(role, variables, tasks_from="main", *more_tasks_from):
+    """Include ROLE's TASKS_FROM (then each of MORE_TASKS_FROM, in order) with VARIABLES."""
     return [{"name": "bad input", "ansible.builtin.include_role": {
-        "name": "multiattach.cloud." + role, "tasks_from": tasks_from}, "vars": variables}]
+        "name": "multiattach.cloud." + role, "tasks_from": entry}, "vars": variables}
+        for entry in (tasks_from,) + more_tasks_from]
 
 
 # (id, the collection's code path that refuses it (None: Ansible's own argument
@@ -221,7 +223,7 @@ CASES = [
      "clustered_fs: filesystem.yml, existing signature",
      lambda l: role_task(
          "clustered_fs", {"clustered_fs_device": l["ext4_loop"], "clustered_fs_group": "all"},
-         tasks_from="filesystem"), ["TYPE=ext4", "never formats a disk that holds data"]),
+         "read_node", "filesystem"), ["TYPE=ext4", "never formats a disk that holds data"]),
     ("volume: an existing plain volume without a type",
      "volumes: VolumeChange.result, existing volume not multiattach",
      lambda l: module_task("volume", dict(ADMIN, name=l["single"], size=3)),
@@ -261,6 +263,11 @@ CASES = [
      "libvirt_host: host_report, unparsable version",
      lambda l: module_task("libvirt_host_info", dict(min_qemu_version="two", uri="test:///default")),
      ["'two' is not a version"]),
+    ("clustered_fs_info: a volume ID and a device path both",
+     None,
+     lambda l: module_task("clustered_fs_info", dict(
+         volume_id=l["absent_id"], device="/dev/vdb", mount_point="/srv/shared")),
+     ["mutually exclusive: volume_id|device"]),
     ("ini_settings: an option name with =",
      "ini_file: validate_name",
      lambda l: module_task("ini_settings", dict(path=l["ini"], settings={"DEFAULT": {"a=b": 1}})),
