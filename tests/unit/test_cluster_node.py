@@ -60,13 +60,18 @@ def test_missing_packages_are_those_dpkg_does_not_list_as_installed():
     assert cluster_node.missing_packages(commands, []) == []
 
 
-def test_service_states_come_from_one_systemctl_show():
-    shown = ("Id=corosync.service\nActiveState=active\nUnitFileState=enabled\n\n"
-             "Id=dlm.service\nActiveState=inactive\nUnitFileState=disabled\n")
-    commands = FakeCommands(systemctl=(0, shown, ""))
-    assert cluster_node.service_states(commands, ["corosync", "dlm"]) == {
-        "corosync": dict(active=True, enabled=True), "dlm": dict(active=False, enabled=False)}
-    assert len(commands.ran) == 1
+def test_a_service_runs_by_systemctl_show_and_starts_at_boot_by_is_enabled():
+    shown = ("Id=o2cb.service\nActiveState=active\n\n"
+             "Id=ocfs2.service\nActiveState=inactive\n")
+
+    def commands(argv):
+        if argv[1] == "show":
+            return 0, shown, ""
+        # A SysV script: show says "generated", is-enabled asks its rc.d links.
+        return (0, "enabled\n", "") if argv[2] == "o2cb" else (1, "disabled\n", "")
+
+    assert cluster_node.service_states(commands, ["o2cb", "ocfs2"]) == {
+        "o2cb": dict(active=True, enabled=True), "ocfs2": dict(active=False, enabled=False)}
 
 
 def test_the_running_o2cb_nodes_come_from_configfs(tmp_path, monkeypatch):
@@ -99,11 +104,11 @@ def test_a_node_without_the_volume_is_reported_without_probing_any_disk(tmp_path
 def test_gfs2_counts_as_in_use_only_with_corosync_running_and_a_lockspace(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
     monkeypatch.setattr(cluster_node, "DLM_LOCKSPACES", str(tmp_path / "dlm"))
-    running = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=active\nUnitFileState=enabled\n", ""))
+    running = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=active\n", ""))
     assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is False
     (tmp_path / "dlm" / "shared").mkdir(parents=True)
     assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is True
-    stopped = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=inactive\nUnitFileState=enabled\n", ""))
+    stopped = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=inactive\n", ""))
     assert cluster_node.node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
 
 

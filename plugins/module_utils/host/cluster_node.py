@@ -105,15 +105,17 @@ def missing_packages(run, packages):
 
 
 def service_states(run, services):
-    out = run(["systemctl", "show", "--property=Id,ActiveState,UnitFileState"] + list(services))[1]
-    states = {service: dict(active=False, enabled=False) for service in services}
+    """Whether each service runs (one systemctl show) and starts at boot. is-enabled per
+    service: for the SysV scripts of o2cb and ocfs2, `show` only says "generated"."""
+    out = run(["systemctl", "show", "--property=Id,ActiveState"] + list(services))[1]
+    active = set()
     for block in out.strip().split("\n\n"):
         properties = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
-        service = properties.get("Id", "").rsplit(".service", 1)[0]
-        if service in states:
-            states[service] = dict(active=properties.get("ActiveState") == "active",
-                                   enabled=properties.get("UnitFileState") == "enabled")
-    return states
+        if properties.get("ActiveState") == "active":
+            active.add(properties.get("Id", "").rsplit(".service", 1)[0])
+    return {service: dict(active=service in active,
+                          enabled=run(["systemctl", "is-enabled", service])[1].strip() == "enabled")
+            for service in services}
 
 
 def mounted_type(run, mount_point):
