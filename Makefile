@@ -211,7 +211,7 @@ lint: deps
 # --update-existing adds to it) and write CHANGELOG.md.
 changelog: deps
 	PATH=$(VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(ROOT)/.collections \
-		$(VENV)/bin/antsibull-changelog release --update-existing \
+		$(VENV)/bin/antsibull-changelog release --update-existing --reload-plugins \
 		--version $$(sed -n 's/^version: *//p' galaxy.yml)
 
 WITH_CLOUD := tools/with-cloud.sh
