@@ -130,7 +130,16 @@ Directory block: lf_depth:0, lf_entries:0, lf_inode: 0x0, lf_dist: 0, lf_nsec: 0
 """
 
 
-def test_gfs2_slots_are_its_journals_and_ocfs2_slots_come_from_tunefs():
+def test_gfs2_slots_are_its_journals_and_ocfs2_slots_come_from_tunefs(monkeypatch):
+    monkeypatch.setattr(cluster_node.shutil, "which", lambda tool: "/usr/sbin/" + tool)
     assert cluster_node.filesystem_slots(FakeCommands(gfs2_edit=(0, GFS2_JINDEX, "")), "/dev/vdb", "gfs2") == 3
     assert cluster_node.filesystem_slots(FakeCommands(tunefs_ocfs2=(0, "4\n", "")), "/dev/vdb", "ocfs2") == 4
     assert cluster_node.filesystem_slots(FakeCommands(gfs2_edit=(1, "", "bad superblock")), "/dev/vdb", "gfs2") is None
+
+
+def test_slots_are_unknown_while_the_filesystem_tools_are_not_installed(monkeypatch):
+    monkeypatch.setattr(cluster_node.shutil, "which", lambda tool: None)
+    commands = FakeCommands()
+    assert cluster_node.filesystem_slots(commands, "/dev/vdb", "ocfs2") is None
+    assert cluster_node.filesystem_slots(commands, "/dev/vdb", "gfs2") is None
+    assert commands.ran == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
@@ -23,6 +24,7 @@ STACK_SERVICES = {"ocfs2": ["o2cb", "ocfs2"], "gfs2": ["corosync", "dlm"]}
 O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
 DLM_LOCKSPACES = "/sys/kernel/dlm"
 GFS2_JOURNAL = re.compile(r"\bFile +journal[0-9]+$", re.M)
+SLOT_TOOLS = {"ocfs2": ["tunefs.ocfs2", "-Q", "%N\\n"], "gfs2": ["gfs2_edit", "-p", "jindex"]}
 
 
 def volume_links(volume_id):
@@ -63,12 +65,17 @@ def signature_type(signatures):
 
 def filesystem_slots(run, disk, filesystem):
     """How many nodes can mount the filesystem at once: OCFS2's node slots, GFS2's journals
-    (its journal index lists journal0, journal1, ...). None when the tool cannot tell."""
+    (its journal index lists journal0, journal1, ...). None when the tool cannot tell, or is
+    not installed yet (a new node: the role installs it, then reads again)."""
+    tool = SLOT_TOOLS[filesystem]
+    if not shutil.which(tool[0]):
+        return None
+    rc, out = run(tool + [disk])[:2]
+    if rc != 0:
+        return None
     if filesystem == "ocfs2":
-        rc, out = run(["tunefs.ocfs2", "-Q", "%N\\n", disk])[:2]
-        return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
-    rc, out = run(["gfs2_edit", "-p", "jindex", disk])[:2]
-    return len(GFS2_JOURNAL.findall(out)) if rc == 0 else None
+        return int(out.strip()) if out.strip().isdigit() else None
+    return len(GFS2_JOURNAL.findall(out))
 
 
 def o2cb_nodes(cluster_name):
