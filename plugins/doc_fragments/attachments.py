@@ -1,14 +1,22 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the attach and detach modules do when a compute service fails them."""
+"""The fragment of the attach and detach modules: the OpenStack change options with wait, their
+diff, and what the modules do when a compute service fails them."""
 
 from __future__ import annotations
 
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import ModuleDocFragment as Attributes
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.openstack import ModuleDocFragment as OpenStack
+
 
 class ModuleDocFragment:
-    DOCUMENTATION = r"""
+    ATTACHMENTS = r"""
 options: {}
+attributes:
+  diff_mode:
+    details: Shows the servers that hold the volume before and after.
 notes:
   - Nova's API begins an attach (volume and attachment C(reserved)) or a
     detach (volume C(detaching)) and leaves the rest to the server's compute
@@ -25,3 +33,8 @@ notes:
     it restarts, until it reports again) Nova refuses to detach with HTTP 409;
     that refusal is retried until I(timeout), then named with the fix.
 """
+
+
+ModuleDocFragment.DOCUMENTATION = joined(
+    Attributes.DOCUMENTATION, OpenStack.DOCUMENTATION, OpenStack.CHANGE_SUPPORT, OpenStack.WAIT,
+    ModuleDocFragment.ATTACHMENTS)

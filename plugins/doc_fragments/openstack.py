@@ -1,13 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The connection options and the other pieces of the OpenStack modules' docs, and the fragment
+each kind of OpenStack module lists: INFO (reads only), CHANGES, CHANGES_WITH_WAIT (changes,
+and waits for them)."""
 
 from __future__ import annotations
 
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import ModuleDocFragment as Attributes
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
+
 
 class ModuleDocFragment:
-    # The connection options of openstack.cloud, with the same names, aliases
-    # and meaning, so that module_defaults and clouds.yaml habits carry over.
+    # The connection options of openstack.cloud, with the same names, aliases and meaning,
+    # so that module_defaults and clouds.yaml habits carry over.
     DOCUMENTATION = r"""
 options:
   cloud:
@@ -80,18 +86,19 @@ attributes:
     details: Talks to the OpenStack APIs from wherever the module runs.
 """
 
-    # A module that changes OpenStack resources.
-    CHANGES = r"""
+    # What a module that changes resources supports.
+    CHANGE_SUPPORT = r"""
 options: {}
 attributes:
   check_mode:
     support: full
+    details: Reports what would change and changes nothing.
   diff_mode:
     support: full
 """
 
-    # A module that only reads OpenStack resources.
-    INFO = r"""
+    # What a module that only reads supports.
+    INFO_SUPPORT = r"""
 options: {}
 attributes:
   check_mode:
@@ -116,3 +123,12 @@ options:
     type: int
     default: 180
 """
+
+
+ModuleDocFragment.INFO = joined(Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION,
+                                ModuleDocFragment.INFO_SUPPORT)
+ModuleDocFragment.CHANGES = joined(Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION,
+                                   ModuleDocFragment.CHANGE_SUPPORT)
+ModuleDocFragment.CHANGES_WITH_WAIT = joined(
+    Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION, ModuleDocFragment.CHANGE_SUPPORT,
+    ModuleDocFragment.WAIT)

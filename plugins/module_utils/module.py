@@ -3,11 +3,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The base of every module of the collection: options, one failure path, the result.
 
-A module is a subclass with `argument_spec`, `module_kwargs` and a `run()` that
-returns the result (a dict with `changed`, and `diff` shown only with --diff) or
-raises ModuleFailure. Every failure ends as a message: ModuleFailure with its own
-words, an error the subclass's `describe()` knows in one sentence, anything else
-with its traceback kept for -vvv.
+A module is a subclass with `argument_spec`, `module_kwargs` (AnsibleModule's other
+arguments; every module supports check mode) and a `run()` that returns the result (a
+dict with `changed`, and `diff` shown only with --diff) or raises ModuleFailure. Every
+failure ends as a message: ModuleFailure with its own words, an error the subclass's
+`describe()` knows in one sentence, anything else with its traceback kept for -vvv.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class CollectionModule:
     def __init__(self):
         self.ansible = SecretMaskingModule(argument_spec=self.full_argument_spec(),
                                            masked_options=self.masked_options,
-                                           **self.module_kwargs)
+                                           supports_check_mode=True, **self.module_kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
 

@@ -167,7 +167,7 @@ class ClusteredFsInfoModule(CollectionModule):
         mount_point=dict(type="path", required=True),
         packages=dict(type="list", elements="str", default=[]),
     )
-    module_kwargs = dict(supports_check_mode=True, required_one_of=[("volume_id", "device")],
+    module_kwargs = dict(required_one_of=[("volume_id", "device")],
                          mutually_exclusive=[("volume_id", "device")])
 
     def run(self):

@@ -110,6 +110,7 @@ path:
   description: The file.
   returned: always
   type: str
+  sample: /etc/cinder/cinder.conf
 """
 
 from ansible.module_utils.common.text.converters import to_native
@@ -124,7 +125,7 @@ class IniSettingsModule(CollectionModule):
         settings=dict(type="dict", required=True),
         create=dict(type="bool", default=True),
     )
-    module_kwargs = dict(add_file_common_args=True, supports_check_mode=True)
+    module_kwargs = dict(add_file_common_args=True)
     # Passwords of secret-looking options and inside URLs are masked everywhere.
     masked_options = ("settings",)
 

@@ -21,7 +21,6 @@ author:
   - multiattach.cloud developers (@multiattach)
 extends_documentation_fragment:
   - multiattach.cloud.libvirt
-  - multiattach.cloud.attributes
 options:
   instances_path:
     description:
@@ -144,11 +143,10 @@ class LibvirtHostInfoModule(LibvirtModule):
         min_qemu_version=dict(type="str", default="2.10.0"),
         fail_when_unsupported=dict(type="bool", default=False),
     )
-    module_kwargs = dict(supports_check_mode=True)
     libvirt_failure = "libvirt at {uri} failed to answer: {error}. Check that libvirtd runs and its log"
 
     def run(self):
-        return host_report(self.params, self.check_mode)
+        return host_report(self.params, may_write=not self.check_mode)
 
 
 def main():

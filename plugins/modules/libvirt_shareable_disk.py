@@ -29,7 +29,6 @@ author:
   - multiattach.cloud developers (@multiattach)
 extends_documentation_fragment:
   - multiattach.cloud.libvirt
-  - multiattach.cloud.attributes
 options:
   domain:
     description: Name or UUID of the libvirt domain.
@@ -142,6 +141,7 @@ scopes:
   returned: always
   type: list
   elements: str
+  sample: [live, config]
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_disks import check_disk_options, converge_disk
@@ -161,7 +161,6 @@ class LibvirtShareableDiskModule(LibvirtModule):
         config=dict(type="bool", default=True),
         timeout=dict(type="int", default=60),
     )
-    module_kwargs = dict(supports_check_mode=True)
 
     def run(self):
         check_disk_options(self.params)

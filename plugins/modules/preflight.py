@@ -69,9 +69,7 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
-  - multiattach.cloud.openstack
   - multiattach.cloud.openstack.INFO
-  - multiattach.cloud.attributes
 """
 
 EXAMPLES = r"""
@@ -150,7 +148,6 @@ class PreflightModule(OpenStackModule):
         compute_nodes=dict(type="list", elements="str", default=[]),
         fail_when_not_ready=dict(type="bool", default=False),
     )
-    module_kwargs = dict(supports_check_mode=True)
 
     def run(self):
         return preflight_report(self.conn, self.params)

@@ -29,7 +29,7 @@ author:
   - multiattach.cloud developers (@multiattach)
 options:
   server:
-    description: Name or ID of the server.
+    description: Name or ID of the server to attach the volume to, or detach it from.
     type: str
     required: true
   volume:
@@ -47,16 +47,10 @@ options:
     choices: [present, absent]
     default: present
 extends_documentation_fragment:
-  - multiattach.cloud.openstack
-  - multiattach.cloud.openstack.WAIT
-  - multiattach.cloud.openstack.CHANGES
   - multiattach.cloud.attachments
-  - multiattach.cloud.attributes
 attributes:
   check_mode:
     details: Reports whether the volume would be attached or detached and changes nothing.
-  diff_mode:
-    details: Shows the servers that hold the volume before and after.
 """
 
 EXAMPLES = r"""
@@ -84,9 +78,8 @@ attachment:
   type: dict
 volume:
   description:
-    - The volume once this server holds it (or no longer does), with every server's attachment,
-      as M(multiattach.cloud.volume_info) returns each of its C(volumes); each key is documented
-      there.
+    - The volume once this server holds it (or no longer does), with every server's attachment.
+    - Its keys are those of an entry of M(multiattach.cloud.volume_info)'s C(volumes), documented there.
   returned: always
   type: dict
 """
@@ -102,7 +95,6 @@ class ServerVolumeModule(OpenStackModule):
         device=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
-    module_kwargs = dict(supports_check_mode=True)
     wait_options = True
 
     def run(self):

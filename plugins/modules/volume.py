@@ -64,13 +64,8 @@ options:
     choices: [present, absent]
     default: present
 extends_documentation_fragment:
-  - multiattach.cloud.openstack
-  - multiattach.cloud.openstack.WAIT
-  - multiattach.cloud.openstack.CHANGES
-  - multiattach.cloud.attributes
+  - multiattach.cloud.openstack.CHANGES_WITH_WAIT
 attributes:
-  check_mode:
-    details: Reports what would change and changes nothing.
   diff_mode:
     details: Shows the volume's size, type, description, metadata and bootable flag before and after.
 """
@@ -114,11 +109,8 @@ class VolumeModule(OpenStackModule):
         bootable=dict(type="bool"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
-    module_kwargs = dict(supports_check_mode=True)
     wait_options = True
-
-    def run(self):
-        return VolumeChange(self.conn, self.params, self.check_mode).result()
+    resource_change = VolumeChange
 
 
 def main():

@@ -47,16 +47,10 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
-  - multiattach.cloud.openstack
-  - multiattach.cloud.openstack.WAIT
-  - multiattach.cloud.openstack.CHANGES
   - multiattach.cloud.attachments
-  - multiattach.cloud.attributes
 attributes:
   check_mode:
     details: Reports the servers that would be attached and detached, and calls nothing that changes.
-  diff_mode:
-    details: Shows the servers that hold the volume before and after.
 """
 
 EXAMPLES = r"""
@@ -105,9 +99,8 @@ detached:
   elements: str
 volume:
   description:
-    - The volume once the servers that hold it are as wanted, with every attachment, as
-      M(multiattach.cloud.volume_info) returns each of its C(volumes); each key is documented
-      there.
+    - The volume once the servers that hold it are as wanted, every attachment included, as
+      M(multiattach.cloud.volume_info) returns it (the keys are documented there).
   returned: always
   type: dict
 """
@@ -122,7 +115,6 @@ class VolumeAttachmentsModule(OpenStackModule):
         servers=dict(type="list", elements="str", required=True),
         exclusive=dict(type="bool", default=False),
     )
-    module_kwargs = dict(supports_check_mode=True)
     wait_options = True
 
     def run(self):

@@ -38,9 +38,7 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
-  - multiattach.cloud.openstack
   - multiattach.cloud.openstack.INFO
-  - multiattach.cloud.attributes
 """
 
 EXAMPLES = r"""
@@ -156,7 +154,6 @@ class VolumeInfoModule(OpenStackModule):
         status=dict(type="str"),
         all_projects=dict(type="bool", default=False),
     )
-    module_kwargs = dict(supports_check_mode=True)
 
     def run(self):
         return dict(changed=False, volumes=volumes_described(

@@ -72,12 +72,8 @@ options:
     choices: [present, absent]
     default: present
 extends_documentation_fragment:
-  - multiattach.cloud.openstack
   - multiattach.cloud.openstack.CHANGES
-  - multiattach.cloud.attributes
 attributes:
-  check_mode:
-    details: Reports what would change and changes nothing.
   diff_mode:
     details: Shows the type before and after (name, description, is_public, extra_specs, projects).
 """
@@ -152,10 +148,7 @@ class VolumeTypeModule(OpenStackModule):
         projects=dict(type="list", elements="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
-    module_kwargs = dict(supports_check_mode=True)
-
-    def run(self):
-        return VolumeTypeChange(self.conn, self.params, self.check_mode).result()
+    resource_change = VolumeTypeChange
 
 
 def main():

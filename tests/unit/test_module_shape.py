@@ -1,17 +1,24 @@
-"""Every module file has the one shape docs/development.md asks for: its documentation, one
-class with the argument spec and a run() of a few lines on a base from module_utils, and
-main(). Finding, comparing, acting and waiting live in module_utils; no module calls
+"""Every module file has the one shape docs/development.md asks for: its documentation, which
+lists one doc fragment of the collection (its kind), one class with the argument spec and a
+run() of a few lines (or the resource_change it carries out) on a base from module_utils,
+and main(). Finding, comparing, acting and waiting live in module_utils; no module calls
 fail_json or exit_json itself (the base's one failure path does)."""
 import ast
 from pathlib import Path
 
 import pytest
+import yaml
 
 MODULES = sorted((Path(__file__).resolve().parents[2] / "plugins" / "modules").glob("*.py"))
 DOC_NAMES = {"DOCUMENTATION", "EXAMPLES", "RETURN"}
 BASES = {"OpenStackModule", "LibvirtModule", "CollectionModule"}
 CLASS_SETTINGS = {"argument_spec", "module_kwargs", "wait_options", "masked_options",
-                  "libvirt_failure"}
+                  "libvirt_failure", "resource_change"}
+KINDS = {"multiattach.cloud.openstack.INFO", "multiattach.cloud.openstack.CHANGES",
+         "multiattach.cloud.openstack.CHANGES_WITH_WAIT", "multiattach.cloud.attachments",
+         "multiattach.cloud.libvirt", "multiattach.cloud.attributes"}
+# Fragments of other collections a module may list besides its kind.
+OTHER_FRAGMENTS = {"ansible.builtin.files"}
 METHODS = {"run", "describe"}
 MAX_METHOD_LINES = 8
 
@@ -24,6 +31,8 @@ def shape_problems(source):
                 ("ansible_collections.multiattach.cloud.plugins.module_utils", "ansible.module_utils"))):
             continue
         if isinstance(node, ast.Assign) and {t.id for t in node.targets} <= DOC_NAMES:
+            if node.targets[0].id == "DOCUMENTATION":
+                problems += fragment_problems(yaml.safe_load(node.value.value))
             continue
         if isinstance(node, ast.ClassDef):
             classes.append(node)
@@ -38,19 +47,36 @@ def shape_problems(source):
     [module_class] = classes
     if not {ast.unparse(base) for base in module_class.bases} <= BASES:
         problems.append("%s is not built on %s" % (module_class.name, " or ".join(sorted(BASES))))
+    names = set()
     for node in module_class.body:
         if isinstance(node, ast.Assign) and {t.id for t in node.targets} <= CLASS_SETTINGS:
+            names.update(t.id for t in node.targets)
             continue
         if isinstance(node, ast.FunctionDef) and node.name in METHODS:
+            names.add(node.name)
             lines = node.end_lineno - node.lineno
             if lines > MAX_METHOD_LINES:
                 problems.append("%s() has %d lines: its logic belongs in module_utils"
                                 % (node.name, lines))
             continue
         problems.append("line %d: %s in the module class" % (node.lineno, ast.unparse(node)[:60]))
+    if "run" in names and "resource_change" in names:
+        problems.append("%s has both run() and resource_change: keep one" % module_class.name)
+    if "run" not in names and "resource_change" not in names:
+        problems.append("%s has neither run() nor resource_change" % module_class.name)
     for call in ("fail_json", "exit_json"):
         if call in source:
             problems.append("calls %s itself" % call)
+    return problems
+
+
+def fragment_problems(documentation):
+    fragments = (documentation or {}).get("extends_documentation_fragment", [])
+    kinds = [name for name in fragments if name in KINDS]
+    problems = ["lists the fragment %s, which is no module kind" % name
+                for name in fragments if name not in KINDS | OTHER_FRAGMENTS]
+    if len(kinds) != 1:
+        problems.append("lists %d module kinds (%s), not one" % (len(kinds), ", ".join(kinds)))
     return problems
 
 
@@ -62,7 +88,12 @@ def test_the_module_file_holds_docs_spec_and_a_short_run(path):
 def test_the_shape_check_finds_logic_in_a_module_file():
     source = '''
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-DOCUMENTATION = ""
+DOCUMENTATION = """
+extends_documentation_fragment:
+  - multiattach.cloud.openstack
+  - multiattach.cloud.openstack.INFO
+  - multiattach.cloud.attributes
+"""
 POLL = 1
 
 
@@ -72,6 +103,7 @@ def helper():
 
 class M(OpenStackModule):
     argument_spec = {}
+    resource_change = object
 
     def run(self):
         a = 1
@@ -97,3 +129,19 @@ def main():
     assert any("run() has 9 lines" in p for p in problems), problems
     assert any("def create" in p for p in problems), problems
     assert "calls exit_json itself" in problems
+    assert "lists the fragment multiattach.cloud.openstack, which is no module kind" in problems
+    assert ("lists 2 module kinds (multiattach.cloud.openstack.INFO, "
+            "multiattach.cloud.attributes), not one") in problems
+    assert "M has both run() and resource_change: keep one" in problems
+
+
+def test_the_shape_check_finds_a_module_class_with_nothing_to_run():
+    problems = shape_problems('''
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+DOCUMENTATION = "extends_documentation_fragment: [multiattach.cloud.openstack.CHANGES]"
+
+
+class M(OpenStackModule):
+    argument_spec = {}
+''')
+    assert problems == ["M has neither run() nor resource_change"]

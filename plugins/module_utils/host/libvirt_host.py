@@ -212,8 +212,9 @@ def read_libvirt(uri):
         conn.close()
 
 
-def host_report(params, check_mode):
-    """What libvirt_host_info returns for its options; writes nothing in check mode."""
+def host_report(params, may_write):
+    """What libvirt_host_info returns for its options. The O_DIRECT probe writes (and
+    removes) a file of its own only when MAY_WRITE (not in check mode); else it reads one."""
     try:
         min_libvirt = parse_version(params["min_libvirt_version"])
         min_qemu = parse_version(params["min_qemu_version"])
@@ -221,7 +222,7 @@ def host_report(params, check_mode):
         raise HostCheckError("min_libvirt_version/min_qemu_version: %s" % error) from None
     if params["probe_o_direct"]:
         direct_ok, direct_detail = direct_io_supported(params["instances_path"],
-                                                       write=not check_mode)
+                                                       write=may_write)
     else:
         direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
     found_libvirt, hypervisor, found_hypervisor, models = read_libvirt(params["uri"])

@@ -15,11 +15,13 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.versions import 
 
 class OpenStackModule(CollectionModule):
     """`run()` finds, compares, acts and waits through `self.conn` (an openstacksdk
-    connection made from the options of openstack.cloud)."""
+    connection made from the options of openstack.cloud). A module that brings one
+    resource to its options names its ResourceChange in `resource_change` instead."""
 
     # cloud may be a dict of connection settings with a password inside.
     masked_options = ("cloud",)
     wait_options = False
+    resource_change = None
 
     def __init__(self):
         super().__init__()
@@ -52,6 +54,9 @@ class OpenStackModule(CollectionModule):
             return str(error)
         # The cloud's and the SDK's own errors: their message says it all.
         return describe_error(error) if is_anticipated(error) else None
+
+    def run(self):
+        return self.resource_change(self.conn, self.params, self.check_mode).result()
 
 
 class ResourceChange:
