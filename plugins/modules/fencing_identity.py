@@ -1,0 +1,95 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: fencing_identity
+short_description: The Keystone user a cluster's nodes fence each other's servers with
+version_added: 0.1.0
+description:
+  - Makes (or removes) one Keystone user for one cluster, with one role (default C(member)) on the
+    project that holds the cluster's servers and no other role anywhere - an assignment it finds
+    besides that one is taken away. The cluster filesystem's fence agent (C(fence_openstack)) logs
+    in as this user to read a lost node's server and stop or hard-reboot it through Nova.
+  - Within Keystone's default roles, C(member) is the least that may stop or reboot a project's
+    servers (Nova's C(os_compute_api:servers:stop) and C(os_compute_api:servers:reboot)); a cloud
+    whose Nova policy grants those to a narrower role names it in I(role).
+  - The password is checked by authenticating with it; a run with the same password changes
+    nothing. It is never returned, logged or shown in a diff.
+  - Needs credentials that may manage users and role assignments in I(domain) (Keystone's admin).
+author:
+  - multiattach.cloud developers (@multiattach)
+extends_documentation_fragment:
+  - multiattach.cloud.openstack.CHANGES
+options:
+  name:
+    description: The user's name, one per cluster (the role uses C(multiattach-fence-<cluster name>)).
+    type: str
+    required: true
+  password:
+    description:
+      - Its password; required with I(state=present). A user whose password differs gets this one.
+    type: str
+  project:
+    description: Name or ID of the project that holds the cluster's servers; required with I(state=present).
+    type: str
+  domain:
+    description: Name or ID of the domain of the user and of I(project).
+    type: str
+    default: Default
+  role:
+    description: The one role the user has, on I(project).
+    type: str
+    default: member
+  state:
+    description: Whether the user exists.
+    type: str
+    choices: [present, absent]
+    default: present
+"""
+
+EXAMPLES = r"""
+- name: Make the fencing user of cluster db (admin credentials)
+  multiattach.cloud.fencing_identity:
+    cloud: prod-admin
+    name: multiattach-fence-db
+    password: "{{ fencing_password }}"
+    project: db-servers
+  no_log: true
+"""
+
+RETURN = r"""
+identity:
+  description: The user as it is (or would be) after the task; null when absent. Never the password.
+  returned: always
+  type: dict
+  sample: {"user_id": "4f0c9c2e8b5b4c4c9f4b1d7c2a7e9f10", "name": "multiattach-fence-db", "domain_id": "default",
+           "project_id": "8d1e5c3b2a7f4e0c9b6a5d4c3b2a1f0e", "project_name": "db-servers", "role": "member"}
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import FencingIdentityChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+
+
+class FencingIdentityModule(OpenStackModule):
+    argument_spec = dict(
+        name=dict(type="str", required=True),
+        password=dict(type="str", no_log=True),
+        project=dict(type="str"),
+        domain=dict(type="str", default="Default"),
+        role=dict(type="str", default="member"),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+    )
+    module_kwargs = dict(required_if=[("state", "present", ("password", "project"))])
+    resource_change = FencingIdentityChange
+
+
+def main():
+    FencingIdentityModule()()
+
+
+if __name__ == "__main__":
+    main()
