@@ -144,7 +144,8 @@ volumes:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import volumes_described
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    placement_warnings, volumes_described)
 
 
 class VolumeInfoModule(OpenStackModule):
@@ -156,9 +157,9 @@ class VolumeInfoModule(OpenStackModule):
     )
 
     def run(self):
-        return dict(changed=False, volumes=volumes_described(
-            self.conn, self.params["name"], self.params["multiattach_only"],
-            self.params["status"], self.params["all_projects"]))
+        volumes = volumes_described(self.conn, self.params["name"], self.params["multiattach_only"],
+                                    self.params["status"], self.params["all_projects"])
+        return dict(changed=False, volumes=volumes, warnings=placement_warnings(volumes))
 
 
 def main():

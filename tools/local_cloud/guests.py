@@ -1,16 +1,22 @@
 """The full profile's real guests, made as a user makes servers (no admin, no forced host).
 
-    guests.py CLOUD ensure KEY_NAME PUBLIC_KEY_FILE NAME...   key pair and servers, ACTIVE
-    guests.py CLOUD delete KEY_NAME NAME...                   servers, then the key pair
-                                                              (KEY_NAME -: no key pair)
+    guests.py CLOUD ensure KEY_NAME PUBLIC_KEY_FILE NAME...   key pair, server group and
+                                                              servers, ACTIVE
+    guests.py CLOUD delete KEY_NAME NAME...                   servers, then the key pair and
+                                                              server group (KEY_NAME -: neither)
     guests.py CLOUD reboot NAME...                            hard reboot, wait for ACTIVE
+    guests.py CLOUD actions NAME                              the server's action log (Nova's
+                                                              instance actions: who did what, when)
 
 Servers boot from the Glance guest image on flavor m1.guest in the guest network; the image's
 hypervisor_type (qemu) makes the scheduler pick the libvirt host, not the fake one. The
 collection does not create servers (operators have them); the VM scenario and the tests need
-some, so this stands in for the operator's provisioning. Prints JSON: changed, and for ensure
+some, so this stands in for the operator's provisioning, as docs/playbooks.md asks of it: the
+servers of one cluster in one server group with the soft-anti-affinity policy (named as the
+key pair), spread over compute hosts where there are several. Prints JSON: changed, and for ensure
 each server's id and address.
 """
+import datetime
 import json
 import sys
 
@@ -27,18 +33,29 @@ def address(server):
     return server.addresses[NETWORK][0]["addr"]
 
 
+def server_group(conn, name):
+    """The cluster's server group (soft-anti-affinity); (group, whether it was made now)."""
+    found = conn.compute.find_server_group(name, ignore_missing=True)
+    if found is not None:
+        return found, False
+    return conn.compute.create_server_group(name=name, policy="soft-anti-affinity"), True
+
+
 def ensure(conn, names, key_name, public_key):
     changed = False
     if conn.compute.find_keypair(key_name) is None:
         conn.compute.create_keypair(name=key_name, public_key=public_key.strip())
         changed = True
+    group, made = server_group(conn, key_name)
+    changed = changed or made
     image = conn.image.find_image(IMAGE, ignore_missing=False)
     flavor = conn.compute.find_flavor(FLAVOR, ignore_missing=False)
     network = conn.network.find_network(NETWORK, ignore_missing=False)
     for name in names:
         if conn.compute.find_server(name, ignore_missing=True) is None:
             conn.compute.create_server(name=name, image_id=image.id, flavor_id=flavor.id,
-                                       networks=[{"uuid": network.id}], key_name=key_name)
+                                       networks=[{"uuid": network.id}], key_name=key_name,
+                                       scheduler_hints={"group": group.id})
             changed = True
     servers = {}
     for name in names:
@@ -58,7 +75,10 @@ def delete(conn, names, key_name):
     keypair = None if key_name == "-" else conn.compute.find_keypair(key_name)
     if keypair is not None:
         conn.compute.delete_keypair(keypair)
-    return {"changed": bool(found) or keypair is not None}
+    group = None if key_name == "-" else conn.compute.find_server_group(key_name, ignore_missing=True)
+    if group is not None:
+        conn.compute.delete_server_group(group)
+    return {"changed": bool(found) or keypair is not None or group is not None}
 
 
 def reboot(conn, names):
@@ -72,8 +92,29 @@ def reboot(conn, names):
     return {"changed": True}
 
 
+def actions(conn, name):
+    """Nova's instance actions of the server, oldest first: action, user ID, start (epoch s)."""
+    # An admin finds other projects' servers only when asking across projects.
+    server = conn.compute.find_server(name, ignore_missing=False, all_projects=True)
+    users = {}
+
+    def user_name(user_id):
+        # Only credentials that may read users (admin) name them; others see the ID alone.
+        if user_id not in users:
+            try:
+                users[user_id] = conn.identity.get_user(user_id).name
+            except openstack.exceptions.SDKException:
+                users[user_id] = None
+        return users[user_id]
+    found = [{"action": action.action, "user_id": action.user_id, "user_name": user_name(action.user_id),
+              "start": datetime.datetime.fromisoformat(action.start_time.replace("Z", "+00:00"))
+              .replace(tzinfo=datetime.timezone.utc).timestamp()}
+             for action in conn.compute.server_actions(server)]
+    return {"changed": False, "actions": sorted(found, key=lambda action: action["start"])}
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("ensure", "delete", "reboot"):
+    if len(argv) < 3 or argv[1] not in ("ensure", "delete", "reboot", "actions"):
         raise SystemExit(__doc__)
     conn = openstack.connect(cloud=argv[0])
     if argv[1] == "ensure":
@@ -81,6 +122,8 @@ def main(argv):
             result = ensure(conn, argv[4:], argv[2], handle.read())
     elif argv[1] == "delete":
         result = delete(conn, argv[3:], argv[2])
+    elif argv[1] == "actions":
+        result = actions(conn, argv[2])
     else:
         result = reboot(conn, argv[2:])
     json.dump(result, sys.stdout)

@@ -25,6 +25,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.server
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import ATTACHMENTS_MICROVERSION, attach_modes
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attachment_records, describe_volume, find_one_volume, wait_for_volume
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import placement_warnings
 
 
 MULTIATTACH_MICROVERSION = "2.60"
@@ -470,8 +471,9 @@ class AttachmentChange:
         (volume_attachments); the volume as volume_info describes it."""
         volume = self.described_volume()
         result = dict(changed=self.changed, diff=self.diff(), volume=volume)
-        if self.warnings:
-            result["warnings"] = list(self.warnings)
+        warnings = self.warnings + placement_warnings([volume])
+        if warnings:
+            result["warnings"] = warnings
         if server_id is not None:
             result["attachment"] = next(
                 (a for a in volume["attachments"] if a["server_id"] == server_id), None)

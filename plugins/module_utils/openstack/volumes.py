@@ -79,6 +79,25 @@ def describe_volume(volume, server_names=None, attach_modes=None):
     }
 
 
+def one_host_warning(described):
+    """The warning for a volume whose servers all run on one compute host: a cluster that one
+    host failure takes down whole. None otherwise (one server, or hosts unknown)."""
+    hosts = {attachment["host_name"] for attachment in described["attachments"]}
+    if len(described["attachments"]) < 2 or len(hosts) != 1 or None in hosts:
+        return None
+    return ("every server holding volume %s (%s) runs on compute host %s: one host failure takes them "
+            "all down at once. Put the servers in a server group with the soft-anti-affinity policy "
+            "(openstack server group create --policy soft-anti-affinity NAME; openstack server create "
+            "--hint group=<its ID>), see docs/playbooks.md" % (
+                described["name"] or described["id"],
+                ", ".join(sorted(a["server_name"] or a["server_id"] for a in described["attachments"])),
+                hosts.pop()))
+
+
+def placement_warnings(described_volumes):
+    return [warning for warning in map(one_host_warning, described_volumes) if warning]
+
+
 def wait_for_volume(conn, volume_id, condition, deadline, what, timeout, delays=()):
     """Poll the volume until CONDITION(volume) holds; fail on error status or at DEADLINE.
 
