@@ -52,6 +52,15 @@ options:
     type: list
     elements: str
     default: []
+  gfs2_fencing:
+    description:
+      - Whether the GFS2 cluster fences its nodes. False on a Nova server returns a warning (without
+        fencing, both sides of a network partition may recover each other's journals).
+    type: bool
+    default: true
+  fencing_cloud:
+    description: The name of the fencing identity's entry in C(/etc/openstack/clouds.yaml), for I(fencing_cloud_present).
+    type: str
 attributes:
   check_mode:
     support: full
@@ -140,6 +149,66 @@ stack_in_use:
       with a lockspace joined). Its configuration is then changed in place, never by a restart.
   returned: always
   type: bool
+recorded_nodes:
+  description:
+    - The cluster's nodes as this node's stack configuration records them (C(/etc/corosync/corosync.conf)
+      for GFS2, C(/etc/ocfs2/cluster.conf) for OCFS2), each with its C(id) (corosync C(nodeid), o2cb
+      C(number)) and C(address). The role keeps these IDs for the life of the cluster; empty on a new node.
+  returned: always
+  type: dict
+  sample: {"node-1": {"id": 1, "address": "192.168.124.11"}, "node-2": {"id": 2, "address": "192.168.124.12"}}
+mounted_by:
+  description:
+    - The nodes that hold the shared filesystem mounted, as the cluster knows it - OCFS2's slot map
+      (C(mounted.ocfs2 -f)), or the members of the GFS2 filesystem's DLM lockspace (C(dlm_tool ls),
+      seen only from a node that has it mounted). A node that crashed stays listed until its
+      journal is recovered. Named by I(recorded_nodes) where the tool gives a number.
+  returned: always
+  type: list
+  elements: str
+highest_node_id:
+  description:
+    - The highest node ID ever given in this cluster, as the role records it in the stack's
+      configuration file (a new node gets a higher one); null when not recorded.
+  returned: always
+  type: int
+server_uuid:
+  description:
+    - The Nova server this node is (the SMBIOS system UUID, which Nova's libvirt driver sets to the
+      server's ID when the product is C(OpenStack Nova)); null on anything else. GFS2's fence device
+      names the server by it.
+  returned: always
+  type: str
+fencing_cloud_present:
+  description: Whether C(/etc/openstack/clouds.yaml) has the entry I(fencing_cloud).
+  returned: always
+  type: bool
+device_mounts:
+  description:
+    - Every mount of the shared disk on this node, wherever it is mounted (found by the device's
+      number in C(/proc/self/mountinfo), not by I(mount_point)), each with C(target), C(fstype) and C(source).
+  returned: always
+  type: list
+  elements: dict
+device_users:
+  description:
+    - The processes that hold the shared disk's filesystem on this node (working directory, root,
+      open file or mapping on it), as C(PID (command)); empty when it is not mounted.
+  returned: always
+  type: list
+  elements: str
+corosync_authkey_sha256:
+  description: The sha256 of C(/etc/corosync/authkey) (never the key); null when absent or for OCFS2.
+  returned: always
+  type: str
+self_fencing:
+  description:
+    - OCFS2 only - what decides how this node fences itself, as it runs now - C(kernel_panic) and
+      C(kernel_panic_on_oops) (C(/proc/sys/kernel)), and the running o2cb cluster's
+      C(idle_timeout_ms), C(keepalive_delay_ms), C(reconnect_delay_ms), C(fence_method) and
+      heartbeat C(dead_threshold) (null while the cluster is offline).
+  returned: always
+  type: dict
 mount_point_is_dir:
   description: Whether the mount point exists as a directory.
   returned: always
@@ -166,6 +235,8 @@ class ClusteredFsInfoModule(CollectionModule):
         cluster_name=dict(type="str", default="multiattach"),
         mount_point=dict(type="path", required=True),
         packages=dict(type="list", elements="str", default=[]),
+        gfs2_fencing=dict(type="bool", default=True),
+        fencing_cloud=dict(type="str"),
     )
     module_kwargs = dict(required_one_of=[("volume_id", "device")],
                          mutually_exclusive=[("volume_id", "device")])

@@ -17,9 +17,11 @@ def inventory(tmp_path, lab):
     """Inventory group 'cluster' of two lab servers, a third server outside it.
 
     The local cloud's group_vars (roles' settings) come along, as in any
-    operator's inventory directory.
+    operator's inventory directory. The fake-driver servers have no OS: remove_node reads each
+    server before it detaches, so they are reached as this machine, which holds no such disk.
     """
     names = lab["names"]
+    here = {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
     directory = tmp_path / "inventory"
     directory.mkdir()
     (directory / "group_vars").symlink_to(LOCAL_INVENTORY.parent / "group_vars")
@@ -27,12 +29,12 @@ def inventory(tmp_path, lab):
         "hosts": {"localhost": {"ansible_connection": "local",
                                 "ansible_python_interpreter": "{{ ansible_playbook_python }}",
                                 "local_cloud_root": str(ROOT)},
-                  "node-c": {"openstack_server_name": names[2]}},
+                  "node-c": dict(here, openstack_server_name=names[2])},
         "children": {
             "cinder_volume": {"hosts": {"localhost": None}},
             "nova_compute": {"hosts": {"localhost": None}},
-            "cluster": {"hosts": {"node-a": {"openstack_server_name": names[0]},
-                                  "node-b": {"openstack_server_name": names[1]}}}}}}))
+            "cluster": {"hosts": {"node-a": dict(here, openstack_server_name=names[0]),
+                                  "node-b": dict(here, openstack_server_name=names[1])}}}}}))
     return directory / "hosts.yml"
 
 

@@ -3,7 +3,9 @@
 The whole role (cluster stack, mkfs, mount on two nodes) runs in molecule/shared_disk.
 """
 import hashlib
+import os
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -129,7 +131,7 @@ def test_an_empty_disk_in_check_mode_would_be_formatted_and_is_not_written(inven
 
     assert not result.failures, result.failure_message
     [mkfs] = mkfs_results(result)
-    assert mkfs["_status"] == "skipped" and "would have run" in mkfs["msg"], mkfs
+    assert mkfs["changed"] is True and mkfs["command"][0] == "mkfs.ocfs2", mkfs
     assert sha256(image) == before
 
 
@@ -245,3 +247,102 @@ def test_clustered_fs_info_counts_a_real_gfs2_journals(loop_disk, tmp_path):
     assert not result.get("failed"), result.get("msg")
     assert result["signature_type"] == "gfs2" and result["slots"] == 2
     assert result["dlm_lockspaces"] == [] and result["stack_in_use"] is False
+
+
+LEAVE_PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_leave.yml"
+
+
+@pytest.fixture
+def mounted_elsewhere(loop_disk, tmp_path):
+    """A loop disk holding ext4, mounted at a directory the role was not told of and bind-mounted
+    once more, with an fstab entry by the device; fstab and mounts restored afterwards."""
+    device, image = loop_disk(ext4_with_data)
+    first, second = tmp_path / "mounted elsewhere", tmp_path / "bound"
+    first.mkdir()
+    second.mkdir()
+    subprocess.run(["mount", device, str(first)], check=True)
+    subprocess.run(["mount", "--bind", str(first), str(second)], check=True)
+    fstab = Path("/etc/fstab")
+    kept = fstab.read_text() if fstab.exists() else None
+    with open(fstab, "a") as lines:
+        lines.write("%s /srv/leave-test ext4 defaults 0 0\n" % device)
+    yield device, [str(first), str(second)]
+    subprocess.run(["umount", "-R", str(second)], check=False, capture_output=True)
+    subprocess.run(["umount", "-R", str(first)], check=False, capture_output=True)
+    if kept is None:
+        fstab.unlink()
+    else:
+        fstab.write_text(kept)
+
+
+def mounts_of(device):
+    number = os.stat(device).st_rdev
+    wanted = "%d:%d" % (os.major(number), os.minor(number))
+    return [line.split()[4].replace("\\040", " ") for line in Path("/proc/self/mountinfo").read_text().splitlines()
+            if line.split()[2] == wanted]
+
+
+def leave(inventory, device, check=False):
+    # gfs2: this machine runs no systemd and has no corosync or dlm unit, so the stack's stop is
+    # skipped as on a node whose stack is down; o2cb's SysV script would be found and fail.
+    return run_playbook_file(LEAVE_PLAYBOOK, inventory=inventory, check=check, extra_vars={
+        "clustered_fs_device": device, "clustered_fs_mount_point": "/srv/leave-test",
+        "clustered_fs_type": "gfs2"})
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_leave_refuses_while_a_process_holds_the_disk_mounted_where_the_role_was_not_told(
+        inventory, mounted_elsewhere, check):
+    device, targets = mounted_elsewhere
+    holder = subprocess.Popen(["sleep", "300"], cwd=targets[1])
+    try:
+        result = leave(inventory, device, check=check)
+    finally:
+        holder.kill()
+        holder.wait()
+
+    assert_clean_failure(result)
+    assert "in use by %d (sleep)" % holder.pid in result.failure_message
+    assert targets[0] in result.failure_message and targets[1] in result.failure_message
+    assert sorted(mounts_of(device)) == sorted(targets)
+    assert device in Path("/etc/fstab").read_text()
+    assert not any(r.get("ansible_facts", {}).get("clustered_fs_left") for r in result.results)
+
+
+def test_leave_unmounts_every_mount_of_the_disk_and_drops_its_fstab_entries(inventory, mounted_elsewhere):
+    device, targets = mounted_elsewhere
+
+    checked = leave(inventory, device, check=True)
+    assert not checked.failures, checked.failure_message
+    assert sorted(mounts_of(device)) == sorted(targets)
+
+    result = leave(inventory, device)
+
+    assert not result.failures, result.failure_message
+    assert mounts_of(device) == []
+    assert device not in Path("/etc/fstab").read_text()
+    assert any(r.get("ansible_facts", {}).get("clustered_fs_left") for r in result.results)
+
+
+def test_clustered_fs_mkfs_makes_gfs2_once_keeps_mkfs_own_question_and_never_writes_over_data(loop_disk):
+    empty, empty_image = loop_disk()
+    options = {"device": empty, "filesystem": "gfs2", "slots": 2, "cluster_name": "lab", "label": "shared"}
+
+    checked = run_module("multiattach.cloud.clustered_fs_mkfs", options, check=True)
+    assert checked["changed"] is True and checked["command"][0] == "mkfs.gfs2", checked
+    assert "-O" not in checked["command"]
+    assert subprocess.run(["blkid", "-p", empty], capture_output=True, check=False).returncode == 2
+
+    made = run_module("multiattach.cloud.clustered_fs_mkfs", options)
+    assert not made.get("failed"), made.get("msg")
+    assert made["changed"] is True and made["signature_type"] == "gfs2"
+    assert any("Are you sure you want to proceed" in line for line in made["mkfs_output"])
+    again = run_module("multiattach.cloud.clustered_fs_mkfs", options)
+    assert again["changed"] is False and again["command"] == []
+
+    holding, image = loop_disk(ext4_with_data)
+    before = sha256(image)
+    refused = run_module("multiattach.cloud.clustered_fs_mkfs", dict(options, device=holding))
+    assert refused.get("failed") and "TYPE=ext4" in refused["msg"] and "never formatted" in refused["msg"]
+    subprocess.run(["blockdev", "--flushbufs", holding], check=True)
+    assert sha256(image) == before

@@ -31,11 +31,12 @@ def test_the_reference_is_generated_from_the_current_code():
     assert stale == [], "docs/modules/ is out of date: %s. Run `make docs` and commit it" % stale
 
 
-def test_every_module_and_role_has_a_reference_page():
+def test_every_module_filter_and_role_has_a_reference_page():
     modules = {p.stem + "_module.rst" for p in (ROOT / "plugins" / "modules").glob("*.py")}
+    filters = {p.stem + "_filter.rst" for p in (ROOT / "plugins" / "filter").glob("*.py")}
     roles = {p.name + "_role.rst" for p in (ROOT / "roles").iterdir() if (p / "meta").is_dir()}
     pages = {p.name for p in (ROOT / "docs" / "modules").glob("*.rst")}
-    assert modules | roles | {"index.rst"} == pages
+    assert modules | filters | roles | {"index.rst"} == pages
 
 
 def test_roles_are_referenced_as_roles_and_modules_as_modules():

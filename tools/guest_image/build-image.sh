@@ -5,8 +5,8 @@
 #
 #   build-image.sh OUTPUT_DIR PUBLIC_KEY_FILE
 #
-# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img. The result is cached by the
-# caller; nothing here is run when those files exist.
+# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img, and OUTPUT_DIR/built-<first 12 hex of this
+# script's sha1>: the caller rebuilds when this script (its package list) changed.
 set -euo pipefail
 out=$1
 public_key=$2
@@ -14,7 +14,10 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 work=$(mktemp -d "$out/build.XXXXXX")
 trap 'umount -R "$work/rootfs/proc" "$work/rootfs/sys" "$work/rootfs/dev" 2>/dev/null || true; rm -rf "$work"' EXIT
 
+# fence-agents' fence_openstack and the OpenStack clients it calls (Debian only suggests them):
+# a GFS2 node fences a lost one through the cloud's compute API.
 packages=systemd-sysv,udev,dbus,openssh-server,python3,iproute2,kmod,initramfs-tools,linux-image-amd64,util-linux,ocfs2-tools,gfs2-utils,dlm-controld,corosync
+packages=$packages,fence-agents,python3-novaclient,python3-keystoneauth1,python3-yaml
 debootstrap --variant=minbase --include="$packages" bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 || {
     tail -30 "$work/debootstrap.log" >&2
     exit 1
@@ -94,4 +97,6 @@ mkfs.ext4 -q -L root -d "$root" "$out/root.raw.tmp" 1536M
 mv "$out/vmlinuz.tmp" "$out/vmlinuz"
 mv "$out/initrd.img.tmp" "$out/initrd.img"
 mv "$out/root.raw.tmp" "$out/root.raw"
+rm -f "$out"/built-*
+touch "$out/built-$(sha1sum < "$0" | cut -c1-12)"
 echo "built $out/root.raw with kernel $version"

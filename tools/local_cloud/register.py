@@ -86,12 +86,16 @@ def register_identity(conn, spec, created):
             name=service["name"], type=service["type"], is_enabled=True)
         if not found:
             created.append("service " + service["type"])
-        present = {(ep.interface, ep.url) for ep in identity.endpoints(service_id=svc.id)}
+        present = {ep.interface: ep for ep in identity.endpoints(service_id=svc.id)}
         for interface in ("public", "internal", "admin"):
-            if (interface, service["url"]) not in present:
+            url = service.get(interface + "_url", service["url"])
+            if interface not in present:
                 identity.create_endpoint(service_id=svc.id, interface=interface,
-                                         url=service["url"], region_id=spec["region"])
+                                         url=url, region_id=spec["region"])
                 created.append("%s endpoint for %s" % (interface, service["type"]))
+            elif present[interface].url != url:
+                identity.update_endpoint(present[interface], url=url)
+                created.append("%s endpoint for %s at %s" % (interface, service["type"], url))
 
 
 def register_images(conn, spec, created):
@@ -168,9 +172,11 @@ def register_guest_image(conn, spec, created):
     ramdisk = upload(conn, name + "-ramdisk", os.path.join(directory, "initrd.img"), "ari",
                      created)
     # hypervisor_type: the scheduler's ImagePropertiesFilter then picks the libvirt host,
-    # never the fake one, for servers of this image.
+    # never the fake one, for servers of this image. os_shutdown_timeout 0: Nova stops its
+    # servers at once, without the 60 s it would give the guest to shut down cleanly, so that a
+    # stop by the cluster's fence agent cuts the power as a fence device does.
     upload(conn, name, root, "qcow2", created, kernel_id=kernel.id, ramdisk_id=ramdisk.id,
-           hypervisor_type="qemu",
+           hypervisor_type="qemu", os_shutdown_timeout=0,
            os_command_line="root=/dev/vda rw console=ttyS0 no_timer_check openstack.config_drive")
 
 

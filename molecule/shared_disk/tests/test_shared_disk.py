@@ -142,3 +142,31 @@ def test_data_written_before_converging_again_is_unchanged():
     recorded = json.loads(STATE.read_text())
     for name in NODES:
         assert manifest(node(name)) == recorded, "files under %s changed on %s" % (KEPT, name)
+
+
+def test_the_guests_share_one_soft_anti_affinity_server_group(request):
+    if not ON_NOVA:
+        pytest.skip("libvirt guests have no server group")
+    cloud = request.getfixturevalue("cloud")
+    ids = {cloud.compute.find_server(name, ignore_missing=False).id for name in NODES}
+    groups = [group for group in cloud.compute.server_groups() if ids <= set(group.member_ids or [])]
+    assert groups and (groups[0].policy or (groups[0].policies or [None])[0]) == "soft-anti-affinity", groups
+
+
+def test_each_node_fences_the_others_through_the_cloud_or_fences_itself(host, request):
+    if FSTYPE == "gfs2":
+        dlm = host.file("/etc/dlm/dlm.conf").content_string
+        assert "enable_fencing=1" in dlm and "device os /usr/sbin/fence_openstack cloud=" in dlm
+        if ON_NOVA:
+            cloud = request.getfixturevalue("cloud")
+            for name in NODES:
+                assert "plug=%s" % cloud.compute.find_server(name, ignore_missing=False).id in dlm
+        credentials = host.file("/etc/openstack/clouds.yaml")
+        assert credentials.mode == 0o600 and credentials.user == "root"
+        corosync = host.file("/etc/corosync/corosync.conf").content_string
+        assert "crypto_cipher: aes256" in corosync and "crypto_hash: sha256" in corosync
+        keys = {node(name).check_output("sha256sum /etc/corosync/authkey").split()[0] for name in NODES}
+        assert len(keys) == 1
+    else:
+        assert host.sysctl("kernel.panic") == 10 and host.sysctl("kernel.panic_on_oops") == 1
+        assert host.file("/sys/kernel/config/cluster/multiattach/idle_timeout_ms").content_string.strip() == "30000"

@@ -14,6 +14,8 @@ import re
 import shutil
 import stat
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_mounts
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 BY_ID = "/dev/disk/by-id"
@@ -153,7 +155,17 @@ def node_report(run, params):
     o2cb = o2cb_nodes(params["cluster_name"]) if filesystem == "ocfs2" else {}
     services = service_states(run, STACK_SERVICES[filesystem])
     lockspaces = dlm_lockspaces() if filesystem == "gfs2" else []
+    recorded, highest_id = cluster_records.recorded_nodes(filesystem, params["cluster_name"])
+    mounts, users = device_mounts(disk["path"]) if disk["is_block_device"] else ([], [])
+    server_uuid, product = cluster_records.server_identity()
+    warnings = []
+    if filesystem == "gfs2" and not params["gfs2_fencing"] and product == "OpenStack Nova":
+        warnings.append(
+            "GFS2 runs WITHOUT FENCING on this Nova server: after a network partition both sides may "
+            "recover each other's journals and corrupt the shared disk. clustered_fs_gfs2_fencing false "
+            "is for labs only; the cloud's compute API is the fence device (roles/clustered_fs/README.md)")
     return dict(
+        warnings=warnings,
         changed=False,
         node_name=os.uname()[1],
         disk=disk,
@@ -166,6 +178,16 @@ def node_report(run, params):
         dlm_lockspaces=lockspaces,
         stack_in_use=bool(o2cb) if filesystem == "ocfs2"
         else bool(lockspaces) and services["corosync"]["active"],
+        recorded_nodes=recorded,
+        highest_node_id=highest_id,
+        server_uuid=server_uuid,
+        fencing_cloud_present=cluster_records.has_cloud(params["fencing_cloud"]),
+        mounted_by=cluster_records.mounted_by(run, found_type, disk["path"], signatures, recorded)
+        if found_type == filesystem else [],
+        device_mounts=mounts,
+        device_users=users,
+        corosync_authkey_sha256=cluster_records.authkey_digest() if filesystem == "gfs2" else None,
+        self_fencing=cluster_records.self_fencing(params["cluster_name"]) if filesystem == "ocfs2" else {},
         mount_point_is_dir=os.path.isdir(params["mount_point"]),
         mounted_type=mounted_type(run, params["mount_point"]),
         fstab_entry=fstab_entry(params["mount_point"]),

@@ -1,0 +1,138 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cluster's membership planned from what its nodes read (clustered_fs_info): each
+member's node ID, and which recorded nodes the new configuration drops.
+
+A node's ID (corosync nodeid, o2cb node number) is fixed for the life of the cluster: DLM,
+the fencing configuration and OCFS2's slot map know a node by it. So an ID comes from the
+stack configuration the nodes already hold (and from the running o2cb cluster); only a node
+that no record knows gets a new one, after the highest ever given (the files record it: a
+running dlm_controld keeps what it read for an ID, so a departed node's ID is never reused). The inventory's order never
+decides an ID, except for the very first members of a new cluster.
+
+A node the configuration drops must not have the filesystem mounted anywhere the cluster can
+see (slot map, lockspace): dropping it would let it write on unfenced and uncoordinated.
+"""
+
+from __future__ import annotations
+
+FIRST_ID = {"gfs2": 1, "ocfs2": 0}
+MAX_ID = {"gfs2": 2 ** 32 - 1, "ocfs2": 254}
+
+
+class ClusterPlanError(Exception):
+    pass
+
+
+def _records(reads):
+    """{node name: {id: [inventory hosts whose files say so]}} from every read."""
+    records = {}
+    for host, read in reads.items():
+        entries = {name: node["id"] for name, node in (read.get("recorded_nodes") or {}).items()}
+        entries.update(read.get("o2cb_nodes") or {})
+        for name, node_id in entries.items():
+            records.setdefault(name, {}).setdefault(int(node_id), []).append(host)
+    return records
+
+
+def _highest(reads):
+    """The highest IDs ever given that the members' files record (IDs of departed nodes)."""
+    return {int(read["highest_node_id"]) for read in reads.values() if read.get("highest_node_id") is not None}
+
+
+def _pin(value, host, filesystem):
+    if value in (None, ""):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ClusterPlanError("clustered_fs_node_id of %s is %r, not a number" % (host, value))
+    if not FIRST_ID[filesystem] <= number <= MAX_ID[filesystem]:
+        raise ClusterPlanError("clustered_fs_node_id of %s is %d: %s node IDs run from %d to %d"
+                               % (host, number, filesystem.upper(), FIRST_ID[filesystem], MAX_ID[filesystem]))
+    return number
+
+
+def node_ids(reads, members, pins, filesystem):
+    """{node name: ID} of MEMBERS (inventory hosts, in order); READS: {host: its read};
+    PINS: {host: the clustered_fs_node_id it sets, or None}."""
+    missing = [host for host in members if host not in reads]
+    if missing:
+        raise ClusterPlanError(
+            "%s %s in the cluster's group but not read in this run (unreachable, or left out by "
+            "--limit): node IDs and the nodes to drop are decided from every member's own "
+            "configuration, so every member must be in the play"
+            % (", ".join(missing), "is" if len(missing) == 1 else "are"))
+    records = _records(reads)
+    for name, ids in sorted(records.items()):
+        if len(ids) > 1:
+            raise ClusterPlanError("the nodes' configurations disagree on %s's ID: %s. Make them agree "
+                                   "(the running cluster's is the one to keep), then run again" % (
+                                       name, "; ".join("%d on %s" % (number, ", ".join(sorted(hosts)))
+                                                       for number, hosts in sorted(ids.items()))))
+    recorded = {name: next(iter(ids)) for name, ids in records.items()}
+    names = {host: reads[host]["node_name"] for host in members}
+    planned = {}
+    for host in members:
+        name = names[host]
+        pinned = _pin(pins.get(host), host, filesystem)
+        if name in recorded and pinned is not None and pinned != recorded[name]:
+            raise ClusterPlanError(
+                "%s (node %s) has ID %d in the cluster's configuration and clustered_fs_node_id %d: a "
+                "member keeps its ID for the life of the cluster. Remove the host variable or set it "
+                "to %d" % (host, name, recorded[name], pinned, recorded[name]))
+        if name in recorded or pinned is not None:
+            planned[name] = recorded.get(name, pinned)
+    used = set(recorded.values()) | set(planned.values()) | _highest(reads)
+    next_id = max(used) + 1 if used else FIRST_ID[filesystem]
+    for host in members:
+        if names[host] not in planned:
+            planned[names[host]] = next_id
+            next_id += 1
+    by_id = {}
+    for name, number in planned.items():
+        by_id.setdefault(number, []).append(name)
+    shared = {number: found for number, found in by_id.items() if len(found) > 1}
+    if shared:
+        raise ClusterPlanError("%s would share a node ID (%s): each member needs its own. Set "
+                               "clustered_fs_node_id on the new one" % (
+                                   " and ".join(sorted(sum(shared.values(), []))),
+                                   ", ".join(str(number) for number in sorted(shared))))
+    if max(planned.values(), default=0) > MAX_ID[filesystem]:
+        raise ClusterPlanError("%s node IDs end at %d; the plan needs %d" % (
+            filesystem.upper(), MAX_ID[filesystem], max(planned.values())))
+    return planned
+
+
+def dropped_nodes(reads, member_names):
+    """The nodes some member's configuration or running cluster records that are no members now."""
+    return sorted(set(_records(reads)) - set(member_names))
+
+
+def mounted_anywhere(reads):
+    """{node name: [hosts whose read lists it]}: where the cluster says the filesystem is mounted."""
+    seen = {}
+    for host, read in reads.items():
+        for name in read.get("mounted_by") or []:
+            seen.setdefault(name, []).append(host)
+    return seen
+
+
+def cluster_plan(reads, members, pins, filesystem):
+    """The IDs of the members, and the refusal when the plan would drop a node that holds the
+    filesystem mounted."""
+    ids = node_ids(reads, members, pins, filesystem)
+    dropped = dropped_nodes(reads, ids)
+    mounted = mounted_anywhere(reads)
+    still_mounted = [name for name in dropped if name in mounted]
+    if still_mounted:
+        raise ClusterPlanError(
+            "the cluster's new configuration leaves out %s, which still %s the filesystem mounted (as "
+            "%s sees it). Nothing was changed. Take a node out with the remove_node playbook "
+            "(ansible-playbook multiattach.cloud.remove_node -e node=NAME), which unmounts it "
+            "before the others drop it; or put it back in the cluster's group" % (
+                ", ".join(still_mounted), "has" if len(still_mounted) == 1 else "have",
+                ", ".join(sorted(set(sum((mounted[name] for name in still_mounted), []))))))
+    highest = max(set(ids.values()) | _highest(reads))
+    return dict(ids=ids, dropped=dropped, highest=highest)

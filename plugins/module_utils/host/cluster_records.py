@@ -1,0 +1,190 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a node records of its cluster, and what the cluster says of the shared filesystem.
+
+- The node IDs in the stack's own configuration (corosync.conf's nodeid, o2cb's cluster.conf
+  number): once written, that file is the record of each member's identity, which must not
+  change while the cluster lives. The role takes IDs from these records, never from the
+  inventory's order.
+- Which nodes hold the filesystem mounted, as the cluster itself knows it: OCFS2's slot map
+  (mounted.ocfs2 -f), GFS2's DLM lockspace members (dlm_tool ls). A node still listed there
+  must not be dropped from the cluster's configuration.
+- The corosync authkey's digest (never the key), and o2cb's self-fencing settings as they run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+
+COROSYNC_CONF = "/etc/corosync/corosync.conf"
+COROSYNC_AUTHKEY = "/etc/corosync/authkey"
+O2CB_CONF = "/etc/ocfs2/cluster.conf"
+O2CB_CLUSTER = "/sys/kernel/config/cluster/{cluster}"
+O2CB_SETTINGS = ("idle_timeout_ms", "keepalive_delay_ms", "reconnect_delay_ms", "fence_method")
+KERNEL_SETTINGS = ("panic", "panic_on_oops")
+PROC_SYS_KERNEL = "/proc/sys/kernel"
+# The role's templates record the highest node ID ever given, so that no new node takes the
+# ID of one that left (a running dlm_controld keeps the fencing settings it read for an ID).
+HIGHEST_ID = re.compile(r"^#.*node IDs given so far run up to (?P<id>[0-9]+)", re.M)
+DMI = "/sys/class/dmi/id"
+FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
+
+
+def _read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def corosync_nodes(text):
+    """corosync.conf's nodelist as {name: {id, address}} (nodes without name or nodeid skipped)."""
+    nodes, stack, current = {}, [], None
+    for raw in (text or "").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.endswith("{"):
+            stack.append(line[:-1].strip())
+            if stack[-2:] == ["nodelist", "node"]:
+                current = {}
+        elif line == "}":
+            if stack[-2:] == ["nodelist", "node"] and current is not None:
+                if "name" in current and current.get("nodeid", "").isdigit():
+                    nodes[current["name"]] = dict(id=int(current["nodeid"]), address=current.get("ring0_addr"))
+                current = None
+            if stack:
+                stack.pop()
+        elif ":" in line and current is not None:
+            key, value = line.split(":", 1)
+            current[key.strip()] = value.strip()
+    return nodes
+
+
+def o2cb_conf_nodes(text, cluster_name):
+    """cluster.conf's nodes of CLUSTER_NAME as {name: {id, address}}."""
+    nodes, current = {}, None
+    blocks = []
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if line.startswith("#"):
+            continue
+        if line.endswith(":") and not raw[:1].isspace():
+            current = {"_section": line[:-1]}
+            blocks.append(current)
+        elif "=" in line and current is not None:
+            key, value = line.split("=", 1)
+            current[key.strip()] = value.strip()
+    for block in blocks:
+        if (block["_section"] == "node" and block.get("cluster") == cluster_name and "name" in block
+                and block.get("number", "").isdigit()):
+            nodes[block["name"]] = dict(id=int(block["number"]), address=block.get("ip_address"))
+    return nodes
+
+
+def recorded_nodes(filesystem, cluster_name):
+    """(nodes, the highest ID ever given or None) from the stack's configuration file."""
+    text = _read(COROSYNC_CONF if filesystem == "gfs2" else O2CB_CONF)
+    nodes = corosync_nodes(text) if filesystem == "gfs2" else o2cb_conf_nodes(text, cluster_name)
+    highest = HIGHEST_ID.search(text or "")
+    return nodes, int(highest.group("id")) if highest else None
+
+
+def server_identity(dmi=DMI):
+    """The Nova server this node is (SMBIOS: Nova's libvirt driver gives the instance's UUID as
+    the system UUID and "OpenStack Nova" as the product): (uuid or None, product name)."""
+    product = (_read(os.path.join(dmi, "product_name")) or "").strip()
+    uuid = (_read(os.path.join(dmi, "product_uuid")) or "").strip().lower()
+    return (uuid or None) if product == "OpenStack Nova" else None, product
+
+
+def has_cloud(name, path=FENCING_CLOUDS):
+    """Whether clouds.yaml at PATH has an entry NAME (read as text: no YAML parser needed)."""
+    return bool(re.search(r"^\s+%s:\s*$" % re.escape(name), _read(path) or "", re.M)) if name else False
+
+
+def authkey_digest(path=COROSYNC_AUTHKEY):
+    """The sha256 of corosync's authkey, so nodes compare keys without moving them; None when absent."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def ocfs2_mounted_by(run, disk, recorded):
+    """The node names OCFS2's slot map lists for DISK (mounted.ocfs2 -f). Numbers the tool
+    cannot name are named by the configuration's record, else kept as 'node number N'."""
+    if not shutil.which("mounted.ocfs2"):
+        return []
+    rc, out = run(["mounted.ocfs2", "-f", disk])[:2]
+    lines = out.splitlines() if rc == 0 else []
+    if len(lines) < 2 or "Nodes" not in lines[0]:
+        return []
+    if "not mounted" in lines[1].lower():
+        return []
+    listed = lines[1][lines[0].index("Nodes"):].strip()
+    by_number = {str(node["id"]): name for name, node in recorded.items()}
+    names = []
+    for entry in re.split(r"\s*,\s*", listed):
+        entry = entry.strip()
+        if entry.isdigit():
+            entry = by_number.get(entry, "node number " + entry)
+        if entry:
+            names.append(entry)
+    return names
+
+
+def dlm_lockspace_members(text):
+    """dlm_tool ls as {lockspace: [node IDs]}."""
+    spaces, name = {}, None
+    for line in (text or "").splitlines():
+        fields = line.split()
+        if len(fields) >= 2 and fields[0] == "name":
+            name = fields[1]
+            spaces[name] = []
+        elif fields and fields[0] == "members" and name is not None:
+            spaces[name] = [int(field) for field in fields[1:] if field.isdigit()]
+    return spaces
+
+
+def gfs2_mounted_by(run, signatures, recorded):
+    """The nodes in the DLM lockspace of the GFS2 on the disk (its lock table's second part,
+    which blkid gives as LABEL). Seen only from a node that has it mounted itself."""
+    label = next((line[len("LABEL="):] for line in signatures if line.startswith("LABEL=")), "")
+    lockspace = label.split(":", 1)[-1]
+    if not lockspace or not shutil.which("dlm_tool"):
+        return []
+    rc, out = run(["dlm_tool", "ls"])[:2]
+    members = dlm_lockspace_members(out if rc == 0 else "").get(lockspace, [])
+    by_id = {node["id"]: name for name, node in recorded.items()}
+    return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in members]
+
+
+def mounted_by(run, filesystem, disk, signatures, recorded):
+    if not disk:
+        return []
+    if filesystem == "ocfs2":
+        return ocfs2_mounted_by(run, disk, recorded)
+    return gfs2_mounted_by(run, signatures, recorded)
+
+
+def _setting(path):
+    value = _read(path)
+    if value is None:
+        return None
+    value = value.strip()
+    return int(value) if value.lstrip("-").isdigit() else value
+
+
+def self_fencing(cluster_name):
+    """What decides how an OCFS2 node fences itself, as it runs now: the kernel's panic
+    settings, and o2cb's timeouts and fence method (null while the cluster is offline)."""
+    cluster = O2CB_CLUSTER.format(cluster=cluster_name)
+    settings = {"kernel_" + name: _setting(os.path.join(PROC_SYS_KERNEL, name)) for name in KERNEL_SETTINGS}
+    settings.update({name: _setting(os.path.join(cluster, name)) for name in O2CB_SETTINGS})
+    settings["dead_threshold"] = _setting(os.path.join(cluster, "heartbeat", "dead_threshold"))
+    return settings
