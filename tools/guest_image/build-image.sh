@@ -14,10 +14,11 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 work=$(mktemp -d "$out/build.XXXXXX")
 trap 'umount -R "$work/rootfs/proc" "$work/rootfs/sys" "$work/rootfs/dev" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# fence-agents' fence_openstack and the OpenStack clients it calls (Debian only suggests them):
-# a GFS2 node fences a lost one through the cloud's compute API.
 packages=systemd-sysv,udev,dbus,openssh-server,python3,iproute2,kmod,initramfs-tools,linux-image-amd64,util-linux,ocfs2-tools,gfs2-utils,dlm-controld,corosync
-packages=$packages,fence-agents,python3-novaclient,python3-keystoneauth1,python3-yaml
+# fence-agents' fence_openstack and the OpenStack clients it calls (Debian only suggests them):
+# a GFS2 node fences a lost one through the cloud's compute API. Installed with apt in the
+# chroot: in debootstrap's own pass python3-cryptography fails to configure.
+fence_packages="fence-agents python3-novaclient python3-keystoneauth1 python3-yaml"
 debootstrap --variant=minbase --include="$packages" bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 || {
     tail -30 "$work/debootstrap.log" >&2
     exit 1
@@ -37,6 +38,10 @@ MODULES
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
+chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q update > "$work/apt.log" 2>&1
+# shellcheck disable=SC2086
+chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends $fence_packages \
+    >> "$work/apt.log" 2>&1 || { tail -30 "$work/apt.log" >&2; exit 1; }
 chroot "$root" mkinitramfs -o "/boot/initrd.img-$version" "$version"
 umount "$root/proc" "$root/sys" "$root/dev"
 
