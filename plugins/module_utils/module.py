@@ -5,7 +5,8 @@
 
 A module is a subclass with `argument_spec`, `module_kwargs` (AnsibleModule's other
 arguments; every module supports check mode) and a `run()` that returns the result (a
-dict with `changed`, and `diff` shown only with --diff) or raises ModuleFailure. Every
+dict with `changed`, `diff` shown only with --diff, and `warnings` given to Ansible's warn())
+or raises ModuleFailure. Every
 failure ends as a message: ModuleFailure with its own words, an error the subclass's
 `describe()` knows in one sentence, anything else with its traceback kept for -vvv.
 """
@@ -75,4 +76,7 @@ class CollectionModule:
         diff = result.pop("diff", None)
         if diff is not None and self.ansible._diff:
             result["diff"] = diff
+        # exit_json's own warnings= is deprecated (ansible-core 2.19): each goes through warn().
+        for warning in result.pop("warnings", None) or []:
+            self.ansible.warn(warning)
         self.ansible.exit_json(**result)
