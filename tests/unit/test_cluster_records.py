@@ -47,6 +47,11 @@ def test_corosync_nodelist_is_read_with_ids_and_addresses():
     assert cluster_records.corosync_nodes(COROSYNC) == {
         "node-1": dict(id=1, address="10.0.0.1"), "node-0": dict(id=3, address="10.0.0.9")}
     assert cluster_records.corosync_nodes(None) == {}
+    assert cluster_records.corosync_nodes(COROSYNC.replace("version: 2", "version: 2\n    cluster_name: lab"),
+                                          "lab") == cluster_records.corosync_nodes(COROSYNC)
+    # Debian's corosync package ships a one-node file of its own cluster: no record of ours.
+    assert cluster_records.corosync_nodes(COROSYNC.replace("version: 2", "version: 2\n    cluster_name: debian"),
+                                          "lab") == {}
 
 
 def test_o2cb_nodes_of_this_cluster_only():

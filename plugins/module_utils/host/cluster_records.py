@@ -42,9 +42,10 @@ def _read(path):
         return None
 
 
-def corosync_nodes(text):
-    """corosync.conf's nodelist as {name: {id, address}} (nodes without name or nodeid skipped)."""
-    nodes, stack, current = {}, [], None
+def corosync_nodes(text, cluster_name=None):
+    """corosync.conf's nodelist as {name: {id, address}} (nodes without name or nodeid skipped);
+    nothing when the file is another cluster's (Debian's package ships one for "debian")."""
+    nodes, stack, current, totem = {}, [], None, {}
     for raw in (text or "").splitlines():
         line = raw.split("#", 1)[0].strip()
         if line.endswith("{"):
@@ -61,6 +62,11 @@ def corosync_nodes(text):
         elif ":" in line and current is not None:
             key, value = line.split(":", 1)
             current[key.strip()] = value.strip()
+        elif ":" in line and stack == ["totem"]:
+            key, value = line.split(":", 1)
+            totem[key.strip()] = value.strip()
+    if cluster_name is not None and totem.get("cluster_name") != cluster_name:
+        return {}
     return nodes
 
 
@@ -88,7 +94,7 @@ def o2cb_conf_nodes(text, cluster_name):
 def recorded_nodes(filesystem, cluster_name):
     """(nodes, the highest ID ever given or None) from the stack's configuration file."""
     text = _read(COROSYNC_CONF if filesystem == "gfs2" else O2CB_CONF)
-    nodes = corosync_nodes(text) if filesystem == "gfs2" else o2cb_conf_nodes(text, cluster_name)
+    nodes = corosync_nodes(text, cluster_name) if filesystem == "gfs2" else o2cb_conf_nodes(text, cluster_name)
     highest = HIGHEST_ID.search(text or "")
     return nodes, int(highest.group("id")) if highest else None
 
