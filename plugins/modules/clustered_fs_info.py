@@ -61,6 +61,12 @@ options:
   fencing_cloud:
     description: The name of the fencing identity's entry in C(/etc/openstack/clouds.yaml), for I(fencing_cloud_present).
     type: str
+  read_users:
+    description:
+      - Whether to find the processes that hold the shared disk's filesystem (I(device_users)), a
+        scan of C(/proc) that the leave steps need and a converge does not.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full
@@ -193,7 +199,8 @@ device_mounts:
 device_users:
   description:
     - The processes that hold the shared disk's filesystem on this node (working directory, root,
-      open file or mapping on it), as C(PID (command)); empty when it is not mounted.
+      open file or mapping on it), as C(PID (command)); empty when it is not mounted or
+      I(read_users) is false.
   returned: always
   type: list
   elements: str
@@ -237,6 +244,7 @@ class ClusteredFsInfoModule(CollectionModule):
         packages=dict(type="list", elements="str", default=[]),
         gfs2_fencing=dict(type="bool", default=True),
         fencing_cloud=dict(type="str"),
+        read_users=dict(type="bool", default=False),
     )
     module_kwargs = dict(required_one_of=[("volume_id", "device")],
                          mutually_exclusive=[("volume_id", "device")])

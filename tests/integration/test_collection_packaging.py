@@ -58,9 +58,11 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
 
 OPENSTACK_MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable",
                      "server_volume": "device", "volume_attachments": "exclusive",
-                     "volume_info": "multiattach_only", "preflight": "fail_when_not_ready"}
+                     "volume_info": "multiattach_only", "preflight": "fail_when_not_ready",
+                     "fencing_identity": "role"}
 HOST_MODULES = {"ini_settings": "settings", "libvirt_host_info": "instances_path",
-                "libvirt_shareable_disk": "live", "clustered_fs_info": "mount_point"}
+                "libvirt_shareable_disk": "live", "clustered_fs_info": "mount_point",
+                "clustered_fs_mkfs": "slots"}
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 
 

@@ -21,7 +21,7 @@ class FakeCommands:
 
 def params(**overrides):
     values = dict(volume_id=VOLUME_ID, device=None, filesystem="ocfs2", cluster_name="multiattach",
-                  mount_point="/srv/shared", packages=["ocfs2-tools"], gfs2_fencing=True, fencing_cloud=None)
+                  mount_point="/srv/shared", packages=["ocfs2-tools"], gfs2_fencing=True, fencing_cloud=None, read_users=True)
     values.update(overrides)
     return values
 

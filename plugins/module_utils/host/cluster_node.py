@@ -156,7 +156,7 @@ def node_report(run, params):
     services = service_states(run, STACK_SERVICES[filesystem])
     lockspaces = dlm_lockspaces() if filesystem == "gfs2" else []
     recorded, highest_id = cluster_records.recorded_nodes(filesystem, params["cluster_name"])
-    mounts, users = device_mounts(disk["path"]) if disk["is_block_device"] else ([], [])
+    mounts, users = device_mounts(disk["path"], params["read_users"]) if disk["is_block_device"] else ([], [])
     server_uuid, product = cluster_records.server_identity()
     warnings = []
     if filesystem == "gfs2" and not params["gfs2_fencing"] and product == "OpenStack Nova":

@@ -96,9 +96,9 @@ def processes_using(number, proc=PROC):
     return users
 
 
-def device_mounts(path):
-    """Every mount of the block device PATH here, and the processes that hold its filesystem
-    (one list: all mounts of one device share its files)."""
+def device_mounts(path, with_users=True):
+    """Every mount of the block device PATH here, and (WITH_USERS) the processes that hold its
+    filesystem (one list: all mounts of one device share its files)."""
     number = device_number(path) if path else None
     mounts = mounts_of(number)
-    return mounts, (processes_using(number) if mounts else [])
+    return mounts, (processes_using(number) if mounts and with_users else [])
