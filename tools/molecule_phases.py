@@ -45,6 +45,9 @@ MARKED_TASKS = {
     "Run add_node -e node=db-1 (its inventory name)": "day 2: add_node again",
     "Run remove_node -e node=<node-0's server ID>": "day 2: remove_node (the first node)",
     "Wait until node-2 has recovered node-1's journal": "node lost: until recovered",
+    "Wait until node-2 has recovered node-1's journal after the cut": "partition: until recovered",
+    "Wait for node-1 to answer again": "partition: node-1 back",
+    "Wait until node-2 has fenced node-1 through Nova as the fencing user (GFS2)": "node lost: node-1 back",
     "Reboot node-1 hard (Nova defines and starts its domain again)": "node lost: node-1 back",
     "Wait for SSH in node-1": "node lost: node-1 back",
     "Wait for the filesystem (mounted at boot from fstab, after the cluster stack)":
@@ -52,7 +55,9 @@ MARKED_TASKS = {
     "Unmount it everywhere": "node lost: offline fsck",
 }
 # node_lost.yml's message: the longest gap between the survivor's writes after the kill.
-STALL = re.compile(r"writes stalled at most (?P<seconds>[0-9.]+) s")
+STALL = re.compile(r"lost: node-2's writes stalled at most (?P<seconds>[0-9.]+) s")
+# partition.yml's figures, seconds after the network was cut.
+PARTITION = re.compile(r"partition: fence (?P<fence>[0-9.]+) s, resume (?P<resume>[0-9.]+) s,\s*stall (?P<stall>[0-9.]+) s")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -147,6 +152,10 @@ def main():
             stall = STALL.search(plain)
             if stall:
                 figures_seen["recovery_stall_seconds"] = float(stall.group("seconds"))
+            partition = PARTITION.search(plain)
+            if partition:
+                figures_seen.update({"partition_" + key + "_seconds": float(value)
+                                     for key, value in partition.groupdict().items()})
             action = ACTION.search(plain)
             task = TASK.search(plain)
             if action:
@@ -170,6 +179,11 @@ def main():
     if "recovery_stall_seconds" in figures_seen:
         print("a node lost: the survivor's writes stalled at most %.2f s"
               % figures_seen["recovery_stall_seconds"])
+    if "partition_stall_seconds" in figures_seen:
+        print("a partition: fenced %.1f s after the cut, the survivor's writes went on after %.1f s, "
+              "longest stall %.2f s" % (figures_seen["partition_fence_seconds"],
+                                         figures_seen["partition_resume_seconds"],
+                                         figures_seen["partition_stall_seconds"]))
     if json_path:
         with open(json_path, "w", encoding="utf-8") as handle:
             json.dump({"command": command, "exit": process.returncode,

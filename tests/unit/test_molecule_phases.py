@@ -55,3 +55,11 @@ def test_every_marked_task_is_a_task_of_a_molecule_scenario():
     for playbook in root.glob("*/*.yml"):
         collect(yaml.safe_load(playbook.read_text()))
     assert not set(molecule_phases.MARKED_TASKS) - names, sorted(set(molecule_phases.MARKED_TASKS) - names)
+
+
+def test_the_node_lost_and_partition_figures_are_told_apart():
+    lost = "    msg: \"node-1 lost: node-2's writes stalled at most 4.4 s; 51 lines written after\""
+    cut = "    msg: 'partition: fence 6.2 s, resume 19.5 s, stall 13.3 s'"
+    assert molecule_phases.STALL.search(lost).group("seconds") == "4.4"
+    assert molecule_phases.STALL.search(cut) is None and molecule_phases.PARTITION.search(lost) is None
+    assert molecule_phases.PARTITION.search(cut).groupdict() == {"fence": "6.2", "resume": "19.5", "stall": "13.3"}
