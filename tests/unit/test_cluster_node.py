@@ -112,6 +112,22 @@ def test_gfs2_counts_as_in_use_only_with_corosync_running_and_a_lockspace(tmp_pa
     assert cluster_node.node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
 
 
+def test_gfs2_without_fencing_on_a_nova_server_is_warned_of_and_elsewhere_not(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
+    dmi = tmp_path / "dmi"
+    dmi.mkdir()
+    (dmi / "product_uuid").write_text("390425E5-D5C6-4E6E-8BA1-29B1C77B6B90\n")
+    (dmi / "product_name").write_text("OpenStack Nova\n")
+    monkeypatch.setattr(cluster_node.cluster_records, "DMI", str(dmi))
+    unfenced = cluster_node.node_report(FakeCommands(), params(filesystem="gfs2", gfs2_fencing=False))
+    assert unfenced["server_uuid"] == "390425e5-d5c6-4e6e-8ba1-29b1c77b6b90"
+    assert len(unfenced["warnings"]) == 1 and "WITHOUT FENCING" in unfenced["warnings"][0]
+    assert cluster_node.node_report(FakeCommands(), params(filesystem="gfs2"))["warnings"] == []
+    (dmi / "product_name").write_text("Standard PC (i440FX + PIIX, 1996)\n")
+    elsewhere = cluster_node.node_report(FakeCommands(), params(filesystem="gfs2", gfs2_fencing=False))
+    assert elsewhere["warnings"] == [] and elsewhere["server_uuid"] is None
+
+
 # gfs2_edit -p jindex of a GFS2 made with -j 3 (gfs2-utils 3.5.0, Debian 12), dinode lines cut.
 GFS2_JINDEX = """\
 Block #2073    (0x819) of 102400 (0x19000) (inode)

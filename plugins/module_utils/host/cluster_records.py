@@ -99,9 +99,10 @@ def recorded_nodes(filesystem, cluster_name):
     return nodes, int(highest.group("id")) if highest else None
 
 
-def server_identity(dmi=DMI):
+def server_identity(dmi=None):
     """The Nova server this node is (SMBIOS: Nova's libvirt driver gives the instance's UUID as
     the system UUID and "OpenStack Nova" as the product): (uuid or None, product name)."""
+    dmi = dmi or DMI
     product = (_read(os.path.join(dmi, "product_name")) or "").strip()
     uuid = (_read(os.path.join(dmi, "product_uuid")) or "").strip().lower()
     return (uuid or None) if product == "OpenStack Nova" else None, product
