@@ -181,9 +181,8 @@ def main():
               % figures_seen["recovery_stall_seconds"])
     if "partition_stall_seconds" in figures_seen:
         print("a partition: fenced %.1f s after the cut, the survivor's writes went on after %.1f s, "
-              "longest stall %.2f s" % (figures_seen["partition_fence_seconds"],
-                                         figures_seen["partition_resume_seconds"],
-                                         figures_seen["partition_stall_seconds"]))
+              "longest stall %.2f s" % tuple(figures_seen["partition_%s_seconds" % key]
+                                             for key in ("fence", "resume", "stall")))
     if json_path:
         with open(json_path, "w", encoding="utf-8") as handle:
             json.dump({"command": command, "exit": process.returncode,
