@@ -18,11 +18,9 @@ description:
   - Fails, naming the nodes, when the records disagree, a pin would change a member's ID, two
     members would share one, a member was not read in this run, or a node left out of the
     configuration still has the filesystem mounted.
-author:
-  - multiattach.cloud developers (@multiattach)
 options:
   _input:
-    description: C(hostvars).
+    description: C(hostvars), where each host's C(clustered_fs_node) read is.
     type: dict
     required: true
   play_hosts:
@@ -39,6 +37,8 @@ options:
     description: C(ocfs2) or C(gfs2).
     type: str
     required: true
+author:
+  - multiattach.cloud developers (@multiattach)
 """
 
 EXAMPLES = r"""

@@ -22,27 +22,8 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 extends_documentation_fragment:
-  - multiattach.cloud.attributes
+  - multiattach.cloud.cluster_node
 options:
-  volume_id:
-    description:
-      - The Cinder volume's ID; the disk is found as C(/dev/disk/by-id/virtio-<first 20
-        characters>) (virtio-blk) or C(/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_<ID>)
-        (virtio-scsi). Exactly one of I(volume_id) and I(device).
-    type: str
-  device:
-    description:
-      - The disk's path in this server, for a disk Cinder did not give.
-    type: path
-  filesystem:
-    description: The cluster filesystem, which says which stack to read.
-    type: str
-    choices: [ocfs2, gfs2]
-    default: ocfs2
-  cluster_name:
-    description: The o2cb cluster's name (its nodes are read from configfs).
-    type: str
-    default: multiattach
   mount_point:
     description: Where the filesystem is (to be) mounted.
     type: path
@@ -74,9 +55,6 @@ attributes:
   diff_mode:
     support: none
     details: Nothing is changed.
-  platform:
-    platforms: debian
-    details: Runs in the servers that share the disk (dpkg, systemd, util-linux).
 """
 
 EXAMPLES = r"""
@@ -230,24 +208,21 @@ fstab_entry:
   type: str
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import node_report
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS, node_report)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 
 class ClusteredFsInfoModule(CollectionModule):
     argument_spec = dict(
-        volume_id=dict(type="str"),
-        device=dict(type="path"),
-        filesystem=dict(type="str", default="ocfs2", choices=["ocfs2", "gfs2"]),
-        cluster_name=dict(type="str", default="multiattach"),
+        DISK_ARGUMENT_SPEC,
         mount_point=dict(type="path", required=True),
         packages=dict(type="list", elements="str", default=[]),
         gfs2_fencing=dict(type="bool", default=True),
         fencing_cloud=dict(type="str"),
         read_users=dict(type="bool", default=False),
     )
-    module_kwargs = dict(required_one_of=[("volume_id", "device")],
-                         mutually_exclusive=[("volume_id", "device")])
+    module_kwargs = DISK_MODULE_KWARGS
 
     def run(self):
         return node_report(self.ansible.run_command, self.params)

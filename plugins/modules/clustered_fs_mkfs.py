@@ -21,21 +21,8 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 extends_documentation_fragment:
-  - multiattach.cloud.attributes
+  - multiattach.cloud.cluster_node
 options:
-  volume_id:
-    description:
-      - The Cinder volume's ID; the disk is found under C(/dev/disk/by-id) as by
-        M(multiattach.cloud.clustered_fs_info). Exactly one of I(volume_id) and I(device).
-    type: str
-  device:
-    description: The disk's path in this server, for a disk Cinder did not give.
-    type: path
-  filesystem:
-    description: The cluster filesystem to make.
-    type: str
-    choices: [ocfs2, gfs2]
-    default: ocfs2
   slots:
     description: OCFS2 node slots or GFS2 journals - how many nodes can mount it at once.
     type: int
@@ -44,10 +31,6 @@ options:
     description: The filesystem's label (OCFS2) or lock table's second part (GFS2).
     type: str
     default: shared
-  cluster_name:
-    description: The cluster's name (o2cb cluster, or the lock table's first part).
-    type: str
-    default: multiattach
 attributes:
   check_mode:
     support: full
@@ -55,9 +38,6 @@ attributes:
   diff_mode:
     support: none
     details: A filesystem has no text diff; I(command) says what runs.
-  platform:
-    platforms: debian
-    details: Runs in the server (util-linux, ocfs2-tools or gfs2-utils).
 """
 
 EXAMPLES = r"""
@@ -94,21 +74,18 @@ mkfs_output:
   elements: str
 """
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import make_filesystem
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 
 class ClusteredFsMkfsModule(CollectionModule):
     argument_spec = dict(
-        volume_id=dict(type="str"),
-        device=dict(type="path"),
-        filesystem=dict(type="str", default="ocfs2", choices=["ocfs2", "gfs2"]),
+        DISK_ARGUMENT_SPEC,
         slots=dict(type="int", required=True),
         label=dict(type="str", default="shared"),
-        cluster_name=dict(type="str", default="multiattach"),
     )
-    module_kwargs = dict(required_one_of=[("volume_id", "device")],
-                         mutually_exclusive=[("volume_id", "device")])
+    module_kwargs = DISK_MODULE_KWARGS
 
     def run(self):
         return make_filesystem(self.params, self.ansible.run_command, self.check_mode)

@@ -3,7 +3,7 @@ joined() must merge them as ansible-doc merges a module's fragments, or a kind w
 option, a note or a support level that the pieces say."""
 import yaml
 
-from ansible_collections.multiattach.cloud.plugins.doc_fragments import attachments, attributes, libvirt, openstack
+from ansible_collections.multiattach.cloud.plugins.doc_fragments import attachments, attributes, cluster_node, libvirt, openstack
 from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
 
 ATTRIBUTES = attributes.ModuleDocFragment.DOCUMENTATION
@@ -20,6 +20,8 @@ KINDS = {
                     [ATTRIBUTES, OPENSTACK.DOCUMENTATION, OPENSTACK.CHANGE_SUPPORT, OPENSTACK.WAIT,
                      attachments.ModuleDocFragment.ATTACHMENTS]),
     "libvirt": (libvirt.ModuleDocFragment.DOCUMENTATION, [ATTRIBUTES, libvirt.ModuleDocFragment.LIBVIRT]),
+    "cluster_node": (cluster_node.ModuleDocFragment.DOCUMENTATION,
+                     [ATTRIBUTES, cluster_node.ModuleDocFragment.CLUSTER_NODE]),
 }
 
 

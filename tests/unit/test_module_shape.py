@@ -16,7 +16,7 @@ CLASS_SETTINGS = {"argument_spec", "module_kwargs", "wait_options", "masked_opti
                   "libvirt_failure", "resource_change"}
 KINDS = {"multiattach.cloud.openstack.INFO", "multiattach.cloud.openstack.CHANGES",
          "multiattach.cloud.openstack.CHANGES_WITH_WAIT", "multiattach.cloud.attachments",
-         "multiattach.cloud.libvirt", "multiattach.cloud.attributes"}
+         "multiattach.cloud.libvirt", "multiattach.cloud.cluster_node", "multiattach.cloud.attributes"}
 # Fragments of other collections a module may list besides its kind.
 OTHER_FRAGMENTS = {"ansible.builtin.files"}
 METHODS = {"run", "describe"}

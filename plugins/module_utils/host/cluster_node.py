@@ -23,6 +23,15 @@ BY_ID = "/dev/disk/by-id"
 # characters; a virtio-scsi disk keeps all of it.
 VOLUME_LINKS = ("virtio-{id20}", "scsi-0QEMU_QEMU_HARDDISK_{id}")
 STACK_SERVICES = {"ocfs2": ["o2cb", "ocfs2"], "gfs2": ["corosync", "dlm"]}
+# The options naming the shared disk and its filesystem, the same in every module that runs on
+# a node of the cluster (clustered_fs_info, clustered_fs_mkfs).
+DISK_ARGUMENT_SPEC = dict(
+    volume_id=dict(type="str"),
+    device=dict(type="path"),
+    filesystem=dict(type="str", default="ocfs2", choices=["ocfs2", "gfs2"]),
+    cluster_name=dict(type="str", default="multiattach"),
+)
+DISK_MODULE_KWARGS = dict(required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")])
 O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
 DLM_LOCKSPACES = "/sys/kernel/dlm"
 GFS2_JOURNAL = re.compile(r"\bFile +journal[0-9]+$", re.M)

@@ -23,13 +23,19 @@ def unescape(field):
     return field
 
 
-def device_number(path):
-    """The (major, minor) of the block device PATH names; None when it is none."""
+def _numbers(path, field):
+    """(major, minor) of PATH's FIELD of os.stat (st_rdev: the device it is; st_dev: the one
+    it lives on); None when it cannot be read or is 0."""
     try:
-        rdev = os.stat(path).st_rdev
+        number = getattr(os.stat(path), field)
     except OSError:
         return None
-    return (os.major(rdev), os.minor(rdev)) if rdev else None
+    return (os.major(number), os.minor(number)) if number else None
+
+
+def device_number(path):
+    """The (major, minor) of the block device PATH names; None when it is none."""
+    return _numbers(path, "st_rdev")
 
 
 def mounts_of(number, mountinfo=MOUNTINFO):
@@ -49,14 +55,6 @@ def mounts_of(number, mountinfo=MOUNTINFO):
     except OSError:
         pass
     return found
-
-
-def _device_of(path):
-    try:
-        dev = os.stat(path).st_dev
-    except OSError:
-        return None
-    return (os.major(dev), os.minor(dev))
 
 
 def _maps_device(pid, wanted):
@@ -86,7 +84,7 @@ def processes_using(number, proc=PROC):
             links += [os.path.join(base, "fd", fd) for fd in os.listdir(os.path.join(base, "fd"))]
         except OSError:
             pass
-        if any(_device_of(link) == number for link in links) or _maps_device(pid, number):
+        if any(_numbers(link, "st_dev") == number for link in links) or _maps_device(pid, number):
             try:
                 with open(os.path.join(base, "comm")) as comm:
                     name = comm.read().strip()

@@ -14,14 +14,8 @@ from __future__ import annotations
 from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import ResourceChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, ksa_identity, ksa_session
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
-
-try:
-    from keystoneauth1 import exceptions as keystone_exceptions
-    from keystoneauth1 import session as keystone_session
-    from keystoneauth1.identity import v3 as keystone_v3
-except ImportError:  # openstacksdk requires keystoneauth1; the module fails on openstacksdk first
-    keystone_exceptions = keystone_session = keystone_v3 = None
 
 
 def _found(finder, what, name, **query):
@@ -33,12 +27,12 @@ def _found(finder, what, name, **query):
 
 def password_works(conn, user, project, password):
     """Whether USER can get a token for PROJECT with PASSWORD (from Keystone itself)."""
-    auth = keystone_v3.Password(auth_url=conn.config.auth["auth_url"], user_id=user.id, password=password,
-                                project_id=project.id)
-    session = keystone_session.Session(auth=auth, verify=conn.session.verify)
+    auth = ksa_identity.Password(auth_url=conn.config.auth["auth_url"], user_id=user.id, password=password,
+                                 project_id=project.id)
+    session = ksa_session.Session(auth=auth, verify=conn.session.verify)
     try:
         session.get_token()
-    except keystone_exceptions.Unauthorized:
+    except ksa_exceptions.Unauthorized:
         return False
     return True
 

@@ -16,11 +16,13 @@ try:
 
     import openstack  # noqa: F401  pylint: disable=unused-import
     from keystoneauth1 import exceptions as ksa_exceptions  # noqa: F401  pylint: disable=unused-import
+    from keystoneauth1 import session as ksa_session  # noqa: F401  pylint: disable=unused-import
+    from keystoneauth1.identity import v3 as ksa_identity  # noqa: F401  pylint: disable=unused-import
     from openstack import exceptions as sdk_exceptions
     SDK_IMPORT_ERROR = None
 except ImportError:
     openstack = None
-    ksa_exceptions = None
+    ksa_exceptions = ksa_session = ksa_identity = None
     sdk_exceptions = None
     SDK_IMPORT_ERROR = traceback.format_exc()
 
