@@ -8,8 +8,8 @@ A node's ID (corosync nodeid, o2cb node number) is fixed for the life of the clu
 the fencing configuration and OCFS2's slot map know a node by it. So an ID comes from the
 stack configuration the nodes already hold (and from the running o2cb cluster); only a node
 that no record knows gets a new one, after the highest ever given (the files record it: a
-running dlm_controld keeps what it read for an ID, so a departed node's ID is never reused). The inventory's order never
-decides an ID, except for the very first members of a new cluster.
+running dlm_controld keeps what it read for an ID, so a departed node's ID is never reused).
+The inventory's order never decides an ID, except for the very first members of a new cluster.
 
 A node the configuration drops must not have the filesystem mounted anywhere the cluster can
 see (slot map, lockspace): dropping it would let it write on unfenced and uncoordinated.
@@ -54,9 +54,10 @@ def _pin(value, host, filesystem):
     return number
 
 
-def node_ids(reads, members, pins, filesystem):
+def node_ids(reads, records, highest, members, pins, filesystem):
     """{node name: ID} of MEMBERS (inventory hosts, in order); READS: {host: its read};
-    PINS: {host: the clustered_fs_node_id it sets, or None}."""
+    RECORDS: _records(READS); HIGHEST: _highest(READS); PINS: {host: the clustered_fs_node_id
+    it sets, or None}."""
     missing = [host for host in members if host not in reads]
     if missing:
         raise ClusterPlanError(
@@ -64,7 +65,6 @@ def node_ids(reads, members, pins, filesystem):
             "--limit): node IDs and the nodes to drop are decided from every member's own "
             "configuration, so every member must be in the play"
             % (", ".join(missing), "is" if len(missing) == 1 else "are"))
-    records = _records(reads)
     for name, ids in sorted(records.items()):
         if len(ids) > 1:
             raise ClusterPlanError("the nodes' configurations disagree on %s's ID: %s. Make them agree "
@@ -84,7 +84,7 @@ def node_ids(reads, members, pins, filesystem):
                 "to %d" % (host, name, recorded[name], pinned, recorded[name]))
         if name in recorded or pinned is not None:
             planned[name] = recorded.get(name, pinned)
-    used = set(recorded.values()) | set(planned.values()) | _highest(reads)
+    used = set(recorded.values()) | set(planned.values()) | highest
     next_id = max(used) + 1 if used else FIRST_ID[filesystem]
     for host in members:
         if names[host] not in planned:
@@ -105,11 +105,6 @@ def node_ids(reads, members, pins, filesystem):
     return planned
 
 
-def dropped_nodes(reads, member_names):
-    """The nodes some member's configuration or running cluster records that are no members now."""
-    return sorted(set(_records(reads)) - set(member_names))
-
-
 def mounted_anywhere(reads):
     """{node name: [hosts whose read lists it]}: where the cluster says the filesystem is mounted."""
     seen = {}
@@ -122,8 +117,10 @@ def mounted_anywhere(reads):
 def cluster_plan(reads, members, pins, filesystem):
     """The IDs of the members, and the refusal when the plan would drop a node that holds the
     filesystem mounted."""
-    ids = node_ids(reads, members, pins, filesystem)
-    dropped = dropped_nodes(reads, ids)
+    records, highest = _records(reads), _highest(reads)
+    ids = node_ids(reads, records, highest, members, pins, filesystem)
+    # The nodes some member's configuration or running cluster records that are no members now.
+    dropped = sorted(set(records) - set(ids))
     mounted = mounted_anywhere(reads)
     still_mounted = [name for name in dropped if name in mounted]
     if still_mounted:
@@ -134,5 +131,4 @@ def cluster_plan(reads, members, pins, filesystem):
             "before the others drop it; or put it back in the cluster's group" % (
                 ", ".join(still_mounted), "has" if len(still_mounted) == 1 else "have",
                 ", ".join(sorted(set(sum((mounted[name] for name in still_mounted), []))))))
-    highest = max(set(ids.values()) | _highest(reads))
-    return dict(ids=ids, dropped=dropped, highest=highest)
+    return dict(ids=ids, dropped=dropped, highest=max(set(ids.values()) | highest))

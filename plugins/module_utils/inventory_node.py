@@ -20,13 +20,19 @@ def server_name(hostvars, host):
     return hostvars[host].get("openstack_server_name") or host
 
 
+def _server_names(hostvars, host):
+    """What OpenStack knows the host's server by: its server name and, if recorded, its ID."""
+    return {server_name(hostvars, host), hostvars[host].get("openstack_server_id")} - {None}
+
+
+def _attached_server(hostvars, host, attachment_servers):
+    """The ID of the host's server among the volume's attachments; None when not attached."""
+    names = _server_names(hostvars, host)
+    return next((server for server, name in attachment_servers.items() if server in names or name in names), None)
+
+
 def _matches(hostvars, host, node, attachment_servers):
-    names = {host, server_name(hostvars, host)}
-    server_id = hostvars[host].get("openstack_server_id")
-    if server_id:
-        names.add(server_id)
-    ids = {server for server, name in attachment_servers.items() if name in names or server == server_id}
-    return node in names or node in ids
+    return node in {host} | _server_names(hostvars, host) or node == _attached_server(hostvars, host, attachment_servers)
 
 
 def inventory_node(hostvars, hosts, node, attachments, required=True):
@@ -52,8 +58,6 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
             "detached: add it to the inventory (with openstack_server_name when its OpenStack name "
             "differs), then run again" % (node, "; the volume IS attached to that server" if held else ""))
     host = found[0]
-    known = {host, server_name(hostvars, host), hostvars[host].get("openstack_server_id")}
-    server = next((server for server, name in attachment_servers.items() if server in known or name in known),
-                  None)
+    server = _attached_server(hostvars, host, attachment_servers)
     return dict(host=host, server=server or hostvars[host].get("openstack_server_id") or server_name(hostvars, host),
                 attached=server is not None)
