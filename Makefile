@@ -45,14 +45,14 @@ LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
 PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
-	faults integration-full molecule molecule-libvirt-disk bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
+	faults cloud-suites integration-full molecule molecule-libvirt-disk bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
 
 help:
 	@echo "The main job and every test:"
 	@echo "  make demo                    local cloud up, the collection's playbooks run against it"
-	@echo "  make test                    unit sanity lint integration integration-oldest-sdk"
-	@echo "                               reliability faults integration-full molecule, in that"
-	@echo "                               order (CI runs it)"
+	@echo "  make test                    unit sanity lint, integration integration-oldest-sdk and"
+	@echo "                               reliability at once (cloud-suites), faults, integration-full,"
+	@echo "                               molecule for OCFS2 then GFS2 (CI runs it)"
 	@echo "Each part of make test alone (those that need the local cloud start it and stop it"
 	@echo "again, or use it as it is when it is up):"
 	@echo "  make unit                    pytest tests/unit"
@@ -61,6 +61,7 @@ help:
 	@echo "  make integration             the modules, roles and playbooks against the local cloud"
 	@echo "  make integration-oldest-sdk  the module tests with openstacksdk 4.14.0"
 	@echo "  make reliability             bad input, secrets with -vvv, concurrent runs"
+	@echo "  make cloud-suites            the three above at once, then their serial tests alone"
 	@echo "  make faults                  cinder-volume, nova-compute, RabbitMQ, the controller"
 	@echo "                               killed while the modules work (slow)"
 	@echo "  make integration-full        the full profile: Nova's libvirt guests share an RBD volume;"
@@ -182,9 +183,11 @@ demo: cloud-base
 test: deps
 	$(MAKE) unit sanity lint
 	$(MAKE) cloud-up
-	$(MAKE) integration integration-oldest-sdk reliability faults || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) cloud-suites faults || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) integration-full molecule || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) integration-full || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) molecule MOLECULE_FS=ocfs2 || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) molecule MOLECULE_FS=gfs2 || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) cloud-down
 
 unit: deps
@@ -230,6 +233,18 @@ integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed
 FAULT_TESTS := tests/reliability/test_faults.py
 reliability: deps
 	$(WITH_CLOUD) $(VENV)/bin/pytest tests/reliability --ignore=$(FAULT_TESTS)
+
+# make test's way to run the three suites above: at once (they mostly wait on the cloud's
+# API), then their tests marked serial (they count the requests the whole cloud serves, list
+# all of it or switch its policy) alone, one suite after another. Logs in .cache/suites.
+cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
+	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites \
+		--at-once "integration=$(VENV)/bin/pytest -m 'not serial' tests/integration" \
+		"integration-oldest-sdk=MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest -m 'not serial' $(MODULE_TESTS)" \
+		"reliability=$(VENV)/bin/pytest -m 'not serial' tests/reliability --ignore=$(FAULT_TESTS)" \
+		--then "integration-serial=$(VENV)/bin/pytest -m serial tests/integration" \
+		"integration-oldest-sdk-serial=MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest -m serial $(MODULE_TESTS)" \
+		"reliability-serial=$(VENV)/bin/pytest -m serial tests/reliability --ignore=$(FAULT_TESTS)"
 
 # Services killed and restarted under the modules (RPC timeouts make them slow; last,
 # they shake the cloud).

@@ -9,6 +9,9 @@ from harness.ansible_runner import run_playbook_file
 from harness.local_cloud_state import (CINDER_CONF, CINDER_POLICY, SWITCH_PLAYBOOK, digest, pids,
                                        wait_for_pool_capability)
 
+# Switches multiattach and the policy of the whole cloud: make test runs it alone.
+pytestmark = pytest.mark.serial
+
 CINDER_SERVICES = ("cinder-api", "cinder-scheduler", "cinder-volume")
 TYPE = "multiattach-fake-1"
 RESTART_TASK = "Restart the Cinder volume services by command"

@@ -138,6 +138,7 @@ def volume_reads(counter):
     return counter.count()[("block-storage", "GET", "/v3/volumes/ID")]
 
 
+@pytest.mark.serial  # counts the volume reads the whole cloud serves
 def test_wait_false_returns_once_cinder_took_the_request(admin_cloud, types, name):
     base = {"cloud": "local-admin", "name": name, "volume_type": types["shared"], "wait": False}
 

@@ -13,6 +13,9 @@ from harness.ansible_runner import run_playbook, PlaybookRun
 from harness.reliability_lab import cloud_listing
 from local_cloud import paths
 
+# Compares a listing of the whole cloud before and after: make test runs it alone.
+pytestmark = pytest.mark.serial
+
 ADMIN = {"cloud": "local-admin"}
 MEMBER = {"cloud": "local-member"}
 NOT_A_CLOUD = {"auth_type": "password", "auth": {
