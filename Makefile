@@ -219,32 +219,32 @@ changelog: deps
 
 WITH_CLOUD := tools/with-cloud.sh
 
+# SUITE_MARK: a pytest -m expression for the three suites below (cloud-suites sets it; empty
+# runs every test).
+SUITE_MARK ?=
 integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
-	$(WITH_CLOUD) $(VENV)/bin/pytest tests/integration
+	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" tests/integration
 
 # The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
 MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_volume.py \
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
 	tests/integration/test_preflight.py
 integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed
-	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest $(MODULE_TESTS)
+	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)
 
 # Bad input, secrets, concurrency.
 FAULT_TESTS := tests/reliability/test_faults.py
 reliability: deps
-	$(WITH_CLOUD) $(VENV)/bin/pytest tests/reliability --ignore=$(FAULT_TESTS)
+	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" tests/reliability --ignore=$(FAULT_TESTS)
 
 # make test's way to run the three suites above: at once (they mostly wait on the cloud's
 # API), then their tests marked serial (they count the requests the whole cloud serves, list
 # all of it or switch its policy) alone, one suite after another. Logs in .cache/suites.
+CLOUD_SUITES := integration integration-oldest-sdk reliability
 cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
 	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites \
-		--at-once "integration=$(VENV)/bin/pytest -m 'not serial' tests/integration" \
-		"integration-oldest-sdk=MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest -m 'not serial' $(MODULE_TESTS)" \
-		"reliability=$(VENV)/bin/pytest -m 'not serial' tests/reliability --ignore=$(FAULT_TESTS)" \
-		--then "integration-serial=$(VENV)/bin/pytest -m serial tests/integration" \
-		"integration-oldest-sdk-serial=MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(VENV)/bin/pytest -m serial $(MODULE_TESTS)" \
-		"reliability-serial=$(VENV)/bin/pytest -m serial tests/reliability --ignore=$(FAULT_TESTS)"
+		--at-once $(foreach suite,$(CLOUD_SUITES),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'") \
+		--then $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
 
 # Services killed and restarted under the modules (RPC timeouts make them slow; last,
 # they shake the cloud).
