@@ -169,10 +169,10 @@ def test_each_node_fences_the_others_through_the_cloud_or_fences_itself(host, re
         assert len(keys) == 1
     else:
         assert host.sysctl("kernel.panic") == 10 and host.sysctl("kernel.panic_on_oops") == 1
-        # The Nova scenario's tuned timeouts (molecule.yml), the role's defaults on libvirt_disk.
-        idle, threshold = ((os.environ.get("MOLECULE_OCFS2_IDLE_TIMEOUT_MS", "15000"),
-                            os.environ.get("MOLECULE_OCFS2_DEAD_THRESHOLD", "16")) if ON_NOVA
-                           else ("30000", "31"))
+        # What the scenario's inventory sets (shared_disk tunes them), else the role's defaults.
+        variables = host.ansible.get_variables()
         o2cb = "/sys/kernel/config/cluster/multiattach/"
-        assert host.file(o2cb + "idle_timeout_ms").content_string.strip() == idle
-        assert host.file(o2cb + "heartbeat/dead_threshold").content_string.strip() == threshold
+        assert host.file(o2cb + "idle_timeout_ms").content_string.strip() == str(
+            variables.get("clustered_fs_ocfs2_idle_timeout_ms", 30000))
+        assert host.file(o2cb + "heartbeat/dead_threshold").content_string.strip() == str(
+            variables.get("clustered_fs_ocfs2_dead_threshold", 31))
