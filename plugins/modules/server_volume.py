@@ -20,6 +20,9 @@ description:
     call. Concurrent attaches of the same volume by other runs are waited out
     (Cinder takes one at a time), see M(multiattach.cloud.volume_attachments).
 notes:
+  - A volume in status C(error), C(maintenance) or C(error_*) that needs an attach
+    or detach fails at once, naming the status and what to do; Cinder takes neither
+    in those statuses. One that needs no change is left alone with a warning.
   - For several servers use M(multiattach.cloud.volume_attachments) in one
     task instead of this module in a loop. Each loop item is a new Python
     process that imports openstacksdk, signs in and discovers the API versions

@@ -24,6 +24,9 @@ description:
     error fails at once.
   - A volume that is not multiattach may be held by one server only, and a plan
     that would give it a second server is refused before any call.
+  - A volume in status C(error), C(maintenance) or C(error_*) that needs an attach
+    or detach fails at once, naming the status and what to do; Cinder takes neither
+    in those statuses. One that needs no change is left alone with a warning.
   - A run with nothing to do makes read calls only, and a constant number of
     them whatever the number of servers (the servers are listed once).
   - Sharing a volume is safe only with a cluster filesystem (OCFS2, GFS2) on

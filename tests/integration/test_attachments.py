@@ -99,6 +99,29 @@ def test_unknown_servers_are_named(admin_cloud, lab, module, args, expected):
     assert result["failed"] is True and expected in result["msg"]
 
 
+def reset_status(admin_cloud, volume, status):
+    response = admin_cloud.block_storage.post("/volumes/%s/action" % volume.id,
+                                              json={"os-reset_status": {"status": status}})
+    assert response.status_code == 202, response.text
+
+
+@pytest.mark.parametrize("status", ["error", "maintenance", "error_extending"])
+def test_a_volume_in_error_or_maintenance_fails_at_once_naming_its_status(admin_cloud, lab, status):
+    plain, names = lab["plain"], lab["names"]
+    reset_status(admin_cloud, plain, status)
+    try:
+        # a long timeout: a module that waited would hold the test for 15 minutes
+        for module, args in ((SERVER_VOLUME, {"server": names[0]}), (ATTACHMENTS, {"servers": [names[0]]})):
+            result = run_module(module, dict({"cloud": "local-admin", "volume": plain.name, "timeout": 900}, **args))
+            assert result["failed"] is True, result
+            assert "is in status %s, in which Cinder takes no attach or detach" % status in result["msg"]
+            assert "another attach or detach" not in result["msg"] and "timed out" not in result["msg"]
+        assert holders(admin_cloud, plain, lab) == []
+        assert admin_cloud.block_storage.get_volume(plain.id).status == status
+    finally:
+        reset_status(admin_cloud, plain, "available")
+
+
 def test_an_unknown_volume_is_named(lab):
     result = run_module(SERVER_VOLUME, {"cloud": "local-admin", "volume": "no-such-volume",
                                         "server": lab["names"][0]})

@@ -23,9 +23,10 @@ def test_plan_with_nothing_to_do_is_empty():
     assert attachments.plan(["a", "b"], ["a", "b"], exclusive=True) == ([], [])
 
 
-def volume(multiattach, attached=()):
+def volume(multiattach, attached=(), status=None):
     return SimpleNamespace(id="v", name="data", volume_type="plain", is_multiattach=multiattach,
-                           attachments=[{"server_id": s} for s in attached])
+                           attachments=[{"server_id": s} for s in attached],
+                           status=status or ("in-use" if attached else "available"))
 
 
 def test_a_second_holder_of_a_plain_volume_is_refused_with_the_fix():
@@ -132,6 +133,38 @@ def test_an_attachment_change_plans_diffs_and_refuses_like_the_modules_need():
                                          "data")
     with pytest.raises(ModuleFailure, match="not multiattach"):
         plain.plan(["s1", "s2"], exclusive=False)
+
+
+@pytest.mark.parametrize("status, advice", [
+    ("error", "delete it, or have an admin reset its status"),
+    ("maintenance", "run again once it has left maintenance"),
+    ("error_extending", "an admin checks the backend"),
+    ("error_managing", "an admin checks the backend"),
+])
+def test_a_change_of_a_volume_in_error_or_maintenance_fails_at_once_naming_the_status(status, advice):
+    conn = fake_conn(volume(True, ["s1"], status=status), [("s1", "node1"), ("s2", "node2")])
+    change = attachments.AttachmentChange(conn, "data")
+    with pytest.raises(ModuleFailure) as failure:
+        change.plan(["s1", "s2"], exclusive=False)
+    assert "volume 'data' is in status %s" % status in failure.value.msg
+    assert "attach to 1 server(s)" in failure.value.msg and advice in failure.value.msg
+    with pytest.raises(ModuleFailure, match="detach from 1 server"):
+        change.plan([], exclusive=True)
+
+
+def test_a_volume_in_error_that_needs_no_change_is_left_alone_with_a_warning(monkeypatch):
+    conn = fake_conn(volume(True, ["s1"], status="error_extending"), [("s1", "node1")])
+    monkeypatch.setattr(attachments, "describe_volume", lambda vol, names, modes: {"attachments": []})
+    monkeypatch.setattr(attachments, "attach_modes", lambda conn, ids: {})
+    change = attachments.AttachmentChange(conn, "data")
+    change.plan(["s1"], exclusive=True)
+    assert not change.changed
+    assert any("status error_extending" in w for w in change.result()["warnings"])
+
+
+@pytest.mark.parametrize("status", ["available", "in-use", "reserved", "attaching", "detaching", "creating"])
+def test_statuses_cinder_attaches_or_detaches_in_or_that_settle_are_not_refused(status):
+    assert attachments.refused_status(SimpleNamespace(status=status)) is None
 
 
 def test_an_attachment_change_for_a_missing_volume_names_it():

@@ -95,6 +95,39 @@ def check_sharing_allowed(volume, holders, server_names):
            ", ".join(sorted(server_names.get(s, s) for s in holders))))
 
 
+STATUS_ADVICE = {
+    "error": "it failed in Cinder (see cinder-volume's log); delete it, or have an admin reset "
+             "its status (openstack volume set --state available) if the backend holds it intact",
+    "maintenance": "Cinder or an admin is working on it (a migration or a retype); run again "
+                   "once it has left maintenance",
+}
+ERROR_STATUS_ADVICE = ("an operation on it failed in Cinder (see cinder-volume's log); an admin "
+                       "checks the backend, then resets its status (openstack volume set --state "
+                       "in-use or available)")
+
+
+def refused_status(volume):
+    """Why Cinder takes no attach or detach of VOLUME in its status, or None."""
+    status = volume.status or ""
+    if status in STATUS_ADVICE:
+        return STATUS_ADVICE[status]
+    if status.startswith("error_"):
+        return ERROR_STATUS_ADVICE
+    return None
+
+
+def check_status_allows_change(volume, attach, detach):
+    """Refuse, before any call, an attach or detach of a volume in error or maintenance:
+    Cinder would refuse each call, and waiting would only run out the timeout."""
+    advice = refused_status(volume)
+    if advice and (attach or detach):
+        raise ModuleFailure(
+            "volume %r is in status %s, in which Cinder takes no attach or detach (wanted: %s): %s"
+            % (volume.name or volume.id, volume.status,
+               ", ".join(["attach to %d server(s)" % len(attach)] * bool(attach)
+                         + ["detach from %d server(s)" % len(detach)] * bool(detach)), advice))
+
+
 def _error_text(error):
     return "%s %s" % (getattr(error, "details", "") or "", error)
 
@@ -444,6 +477,7 @@ class AttachmentChange:
         self.to_attach, self.to_detach = plan(self.attached, wanted_ids, exclusive)
         self.final = sorted((set(self.attached) - set(self.to_detach)) | set(self.to_attach))
         check_sharing_allowed(self.volume, self.final, self.index.names)
+        check_status_allows_change(self.volume, self.to_attach, self.to_detach)
 
     def carry_out(self, check_mode, timeout, wait, device=None):
         if self.changed and not check_mode:
@@ -472,6 +506,9 @@ class AttachmentChange:
         volume = self.described_volume()
         result = dict(changed=self.changed, diff=self.diff(), volume=volume)
         warnings = self.warnings + placement_warnings([volume])
+        if refused_status(self.volume):
+            warnings.append("volume %s is in status %s: %s" % (
+                self.volume.name or self.volume.id, self.volume.status, refused_status(self.volume)))
         if warnings:
             result["warnings"] = warnings
         if server_id is not None:
