@@ -10,6 +10,7 @@ import time
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 from ansible_collections.multiattach.cloud.plugins.module_utils.compare import changed_fields, dict_changes, diff
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error, is_anticipated
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import ResourceChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import find_type, is_multiattach_type, readable_encryption_of
@@ -121,6 +122,24 @@ def wait_for_volume(conn, volume_id, condition, deadline, what, timeout, delays=
             raise ModuleFailure(
                 "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
                 "check nova-compute and cinder-volume" % (timeout, what, volume.status))
+
+
+def remove_half_made(storage, volume):
+    """Delete VOLUME, made by this run and not finished; None when it is gone, else a
+    sentence naming it, its status and how to remove it (Cinder refuses to delete a
+    volume while it is creating)."""
+    try:
+        storage.delete_volume(volume, ignore_missing=True)
+        return None
+    except sdk_exceptions.SDKException as refusal:
+        try:
+            status = storage.get_volume(volume.id).status
+        except sdk_exceptions.SDKException:
+            status = volume.status
+        return ("The volume this run made, %s (ID %s), is left in status %s: Cinder refused to "
+                "delete it (%s). Delete it once it has left %s: openstack volume delete %s"
+                % (volume.name, volume.id, status, " ".join(str(getattr(refusal, "details", "") or refusal).split()),
+                   status, volume.id))
 
 
 ATTACHMENTS_MICROVERSION = "3.27"
@@ -249,9 +268,16 @@ class VolumeChange(ResourceChange):
             if self.params["bootable"]:
                 storage.set_volume_bootable_status(volume, True)
                 volume = storage.get_volume(volume.id)
-        except Exception:
-            # No half-made volume is left behind.
-            storage.delete_volume(volume, ignore_missing=True)
+        except Exception as error:
+            # No half-made volume is left behind; one Cinder will not delete yet (still
+            # creating) is named with its ID, and the first failure is kept.
+            left = remove_half_made(storage, volume)
+            if left is None:
+                raise
+            if isinstance(error, ModuleFailure):
+                raise ModuleFailure("%s. %s" % (error.msg.rstrip("."), left)) from error
+            if is_anticipated(error):
+                raise ModuleFailure("%s. %s" % (describe_error(error).rstrip("."), left)) from error
             raise
         return dict(changed=True, diff=diff(None, after), volume=describe_volume(volume))
 
