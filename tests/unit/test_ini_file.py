@@ -1,5 +1,7 @@
 """ini_settings' editor: only the options it sets change, everything else is kept."""
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import (
     IniError, apply_settings, masked_text)
@@ -65,6 +67,7 @@ def test_values_are_rendered_as_oslo_config_reads_them():
 @pytest.mark.parametrize("settings", [
     {"bad]section": {"x": 1}},
     {"s": {"opt=ion": 1}},
+    {"s": {"opt:ion": 1}},
     {"s": {" padded": 1}},
     {"s": {"x": "two\nlines"}},
 ])
@@ -79,3 +82,34 @@ def test_secret_looking_values_are_masked_in_changes_and_diffs():
     assert "s3cret" in text
     assert all(c["after"] == "********" for c in changes)
     assert "s3cret" not in masked_text(text) and "abc" not in masked_text(text)
+
+
+@pytest.mark.parametrize("line", ["san_password: s3cret-pw", "#san_password = s3cret-pw", "; token: s3cret-pw",
+                                  "hmac_keys = s3cret-pw", "kek=s3cret-pw", "# connection = mysql://u:s3cret-pw@h/db"])
+def test_a_diff_masks_secrets_with_either_separator_and_commented_out(line):
+    shown = masked_text("[DEFAULT]\n%s\nvolume_group = vg\n" % line)
+    assert "s3cret-pw" not in shown and "********" in shown and "volume_group = vg" in shown
+
+
+INI_PASSWORDS = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), min_size=6,
+                        max_size=24).filter(lambda p: p.strip() == p)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(password=INI_PASSWORDS, name=st.sampled_from(["password", "san_password", "hmac_keys", "kek", "apikey"]),
+       separator=st.sampled_from([" = ", "=", ": ", ":"]), comment=st.sampled_from(["", "#", "# ", ";"]))
+def test_a_printable_secret_in_any_option_line_never_shows_in_a_diff(password, name, separator, comment):
+    assume(password not in "********" and password not in "[backend]\nvolume_group = vg\n" and password not in name)
+    text = "[backend]\n%s%s%s%s\nvolume_group = vg\n" % (comment, name, separator, password)
+    assert password not in masked_text(text)
+
+
+def test_a_backend_section_may_hold_a_colon():
+    text, changes = apply_settings("", {"rbd:fast": {"volume_backend_name": "rbd"}})
+    assert text == "[rbd:fast]\nvolume_backend_name = rbd\n" and changes
+
+
+def test_the_last_line_of_a_repeated_section_is_the_one_changed():
+    text, changes = apply_settings("[a]\nx = 1\n[b]\ny = 0\n[a]\nx: 3\n", {"a": {"x": "4"}})
+    assert text == "[a]\n[b]\ny = 0\n[a]\nx = 4\n"
+    assert changes == [{"section": "a", "option": "x", "before": "3", "after": "4"}]

@@ -17,10 +17,12 @@ import tempfile
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import mask_url_passwords, masked_value
+from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import (
+    MASK, is_secret_name, mask_url_passwords, masked_value)
 
 SECTION_LINE = re.compile(r"^\s*\[(?P<name>[^\]]+)\]\s*$")
-OPTION_LINE = re.compile(r"^(?P<name>[^\s=#;\[][^=]*?)\s*=\s*(?P<value>.*?)\s*$")
+# oslo.config splits an option line at its first "=" or ":".
+OPTION_LINE = re.compile(r"^(?P<name>[^\s=:#;\[][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$")
 
 
 class IniError(ModuleFailure):
@@ -45,36 +47,53 @@ def validate_name(kind, name):
         raise IniError("%s name %r cannot be written to an INI file: use a name without "
                        "leading or trailing spaces, newlines, '[', ']', '=', '#' or ';'"
                        % (kind, text))
+    if kind == "option" and ":" in text:
+        raise IniError("option name %r cannot be written to an INI file: oslo.config ends a "
+                       "name at its first ':' (use a name without ':')" % text)
     return text
 
 
-def split_sections(lines):
-    """{section: (first line index after the header, end index)}; '' is before any header."""
-    bounds = {}
+def section_blocks(lines):
+    """{section: [(first line index after a header, end index), ...]}: every block under
+    each header, in file order ('' is before any header). oslo.config merges the blocks of
+    a repeated header."""
+    blocks = {}
     current, start = "", 0
     for index, line in enumerate(lines):
         match = SECTION_LINE.match(line)
         if match:
-            bounds.setdefault(current, (start, index))
+            blocks.setdefault(current, []).append((start, index))
             current, start = match.group("name").strip(), index + 1
-    bounds.setdefault(current, (start, len(lines)))
-    return bounds
+    blocks.setdefault(current, []).append((start, len(lines)))
+    return blocks
 
 
-def option_lines(lines, start, end, option):
+def read_value(text):
+    """A value as oslo.config reads it: quotes around the whole value dropped."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def option_lines(lines, blocks, option):
+    """[(line index, value as read)] of OPTION in BLOCKS, in file order."""
     found = []
-    for index in range(start, end):
-        match = OPTION_LINE.match(lines[index])
-        if match and match.group("name").strip() == option:
-            found.append((index, match.group("value")))
+    for start, end in blocks:
+        for index in range(start, end):
+            match = OPTION_LINE.match(lines[index])
+            if match and match.group("name").strip() == option:
+                found.append((index, read_value(match.group("value"))))
     return found
 
 
 def apply_settings(text, settings):
     """Return (new text, changes) with SETTINGS = {section: {option: value or None}}.
 
-    None removes an option. A missing section is appended at the end; a missing
-    option is added after the last option line of its section.
+    The file is read as oslo.config reads it: "name = value" and "name: value", the
+    blocks of a repeated [section] merged, and of an option given more than once the
+    last line counts. That line gets the wanted value and the option's other lines go;
+    a missing option is added after the last option line of the section's last block, a
+    missing section appended at the end. None removes an option.
     """
     lines = text.splitlines()
     changes = []
@@ -86,8 +105,8 @@ def apply_settings(text, settings):
             if wanted is not None and ("\n" in wanted or "\r" in wanted):
                 raise IniError("value of [%s] %s holds a line break; oslo.config options "
                                "are one line" % (section, option))
-            bounds = split_sections(lines)
-            if section not in bounds:
+            blocks = section_blocks(lines)
+            if section not in blocks:
                 if wanted is None:
                     continue
                 if lines and lines[-1].strip():
@@ -95,19 +114,19 @@ def apply_settings(text, settings):
                 lines.extend(["[%s]" % section, "%s = %s" % (option, wanted)])
                 changes.append(change(section, option, None, wanted))
                 continue
-            start, end = bounds[section]
-            existing = option_lines(lines, start, end, option)
-            before = existing[0][1] if existing else None
+            existing = option_lines(lines, blocks[section], option)
+            before = existing[-1][1] if existing else None
             if before == wanted and len(existing) <= 1:
                 continue
-            for index, unused_value in reversed(existing[1:]):
-                del lines[index]
-            if wanted is None:
-                if existing:
-                    del lines[existing[0][0]]
-            elif existing:
-                lines[existing[0][0]] = "%s = %s" % (option, wanted)
-            else:
+            kept = existing[-1][0] if existing and wanted is not None else None
+            for index, unused_value in reversed(existing):
+                if index != kept:
+                    del lines[index]
+            if kept is not None:
+                kept -= sum(1 for index, unused_value in existing if index < kept)
+                lines[kept] = "%s = %s" % (option, wanted)
+            elif wanted is not None:
+                start, end = blocks[section][-1]
                 insert_at = end
                 while insert_at > start and not lines[insert_at - 1].strip():
                     insert_at -= 1
@@ -122,18 +141,21 @@ def change(section, option, before, after):
             "before": masked_value(option, before), "after": masked_value(option, after)}
 
 
+# An option as a diff may show it: "name = value" or "name: value" (oslo.config reads
+# both), also commented out ("#password = ...", "; token: ...").
+SHOWN_OPTION_LINE = re.compile(
+    r"^(?P<lead>\s*(?:[#;]+\s*)?)(?P<name>[^\s=:#;\[][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$")
+
+
 def masked_text(text):
-    """TEXT as a diff may show it: values of secret-looking options and passwords
-    inside URLs masked, every other byte as it was."""
+    """TEXT as a diff may show it: values of secret-looking options (set or commented
+    out, either separator) and passwords inside URLs masked, every other byte as it was."""
     masked = []
     for line in text.splitlines():
-        match = OPTION_LINE.match(line)
-        if match:
-            name = match.group("name").strip()
-            shown = masked_value(name, match.group("value"))
-            if shown != match.group("value"):
-                line = "%s = %s" % (name, shown)
-        else:  # a comment may hold an example URL with a real password
+        match = SHOWN_OPTION_LINE.match(line)
+        if match and match.group("value") and is_secret_name(match.group("name").strip()):
+            line = line[:match.start("value")] + MASK + line[match.end("value"):]
+        else:  # a value or a comment may hold a URL with a real password
             line = mask_url_passwords(line)
         masked.append(line)
     return "\n".join(masked) + ("\n" if masked else "")
