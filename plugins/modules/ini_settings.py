@@ -13,14 +13,22 @@ description:
   - Sets or removes the given options in an oslo.config style INI file such as
     C(cinder.conf). Only the lines of those options change; comments, other
     options, other sections and their order stay as they were.
+  - "The file is read as oslo.config reads it: C(name = value) and C(name: value)
+    lines, quotes around a whole value dropped, the blocks of a repeated
+    C([section]) header merged, and of an option given more than once the last
+    line counts. That line gets the wanted value and the option's other lines
+    are removed; a run reports no change only when oslo.config already reads
+    the wanted value from a single line."
   - A missing section is added at the end of the file; a missing option after
-    the last option of its section. Repeated lines of one option are merged
-    into one.
+    the last option of its section's last block.
   - Secrets are masked in the result, the diff and Ansible's output and logs,
-    C(-vvv) included. Masked are the whole value of an option whose name looks secret
-    (containing C(password), C(secret), C(token), C(passcode) or ending in
-    C(_key)), and the password inside any URL-shaped value, such as
-    C(transport_url = rabbit://user:PASSWORD@host) or
+    C(-vvv) included, also when the arguments fail Ansible's own check. Masked
+    are the whole value of an option whose name looks secret (containing
+    C(passw), C(pwd), C(passcode), C(passphrase), C(secret), C(token),
+    C(credential), C(apikey), C(kek), or ending in C(_key) or C(_keys)), set or
+    commented out, and the password inside any URL - its credentials (a password
+    may hold C(@), C(/), C(,) or spaces) and query parameters named like a
+    secret - such as C(transport_url = rabbit://user:PASSWORD@host) or
     C(connection = mysql+pymysql://user:PASSWORD@host/cinder).
   - Used by the R(multiattach.cloud.cinder_multiattach,ansible_collections.multiattach.cloud.cinder_multiattach_role)
     role; it needs no openstacksdk.

@@ -1,8 +1,12 @@
 """multiattach.cloud.ini_settings through ansible-playbook, on files like cinder.conf."""
+import ast
 import os
+import subprocess
 import stat
 
-from harness.ansible_runner import run_module, run_playbook
+import pytest
+
+from harness.ansible_runner import ROOT, run_module, run_playbook
 from harness.file_events import IN_ATTRIB, IN_CREATE, IN_MOVED_TO, DirectoryEvents
 
 MODULE = "multiattach.cloud.ini_settings"
@@ -130,3 +134,71 @@ def test_a_new_file_never_exists_with_a_wider_mode(tmp_path):
     assert later_attribute_changes == [], seen
     assert stat.S_IMODE(os.stat(directory / "cinder.conf").st_mode) == 0o640
     assert [p.name for p in directory.iterdir()] == ["cinder.conf"]  # no temporary file left
+
+
+OSLO_READ = """
+import sys
+from oslo_config import cfg
+path, section, option = sys.argv[1:]
+conf = cfg.ConfigOpts()
+conf.register_opt(cfg.StrOpt(option), group=None if section == "DEFAULT" else section)
+conf([], default_config_files=[path], project="probe")
+value = getattr(conf, option) if section == "DEFAULT" else getattr(getattr(conf, section), option)
+print(repr(value))
+"""
+
+
+def oslo_reads(path, section, option):
+    """What oslo.config itself (the cloud's venv) reads for [SECTION] OPTION of PATH."""
+    done = subprocess.run([str(ROOT / ".venv-cloud" / "bin" / "python"), "-c", OSLO_READ, str(path), section, option],
+                          capture_output=True, text=True, check=True)
+    return ast.literal_eval(done.stdout.strip())
+
+
+@pytest.mark.parametrize("text, section, option, wanted", [
+    # a repeated header: oslo.config merges the blocks and reads the later line
+    ("[DEFAULT]\ndebug = true\n[lvm]\nvolume_group = vg\n[DEFAULT]\ndebug = false\n", "DEFAULT", "debug", "true"),
+    ("[lvm]\nx = 1\n[ceph]\ny = 0\n[lvm]\nx = 3\n", "lvm", "x", "1"),
+    # the option in the first block only, the header repeated after: added nowhere else
+    ("[lvm]\nx = 1\n[ceph]\ny = 0\n[lvm]\nz = 9\n", "lvm", "x", "2"),
+    # an option given twice in one block, "name: value", a quoted value
+    ("[lvm]\nx = 1\nx = 2\n", "lvm", "x", "1"),
+    ("[lvm]\nx: 5\n", "lvm", "x", "6"),
+    ("[lvm]\nx = \"7\"\n", "lvm", "x", "8"),
+    # missing from a repeated section
+    ("[lvm]\na = 1\n[ceph]\n[lvm]\nb = 2\n\n", "lvm", "x", "3"),
+])
+def test_options_are_set_where_oslo_config_reads_them(tmp_path, text, section, option, wanted):
+    conf = tmp_path / "cinder.conf"
+    conf.write_text(text)
+    args = {"path": str(conf), "settings": {section: {option: wanted}}}
+
+    first = run_module(MODULE, args)
+    assert first["changed"] is True, first
+    assert oslo_reads(conf, section, option) == wanted, conf.read_text()
+    second = run_module(MODULE, args)
+    assert second["changed"] is False, conf.read_text()
+
+
+@pytest.mark.parametrize("text, section, option", [
+    ("[lvm]\nx = 1\n[ceph]\n[lvm]\nx = 1\n", "lvm", "x"),
+    ("[lvm]\nx: \"1\"\n", "lvm", "x"),
+])
+def test_a_file_oslo_config_already_reads_right_is_unchanged(tmp_path, text, section, option):
+    conf = tmp_path / "cinder.conf"
+    conf.write_text(text)
+    assert oslo_reads(conf, section, option) == "1"
+
+    result = run_module(MODULE, {"path": str(conf), "settings": {section: {option: "1"}}})
+
+    # the same value twice reads right, but the duplicate goes (one line per option)
+    assert result["changed"] is (text.count("x") > 1) and oslo_reads(conf, section, option) == "1"
+
+
+def test_removing_an_option_removes_every_line_oslo_config_would_read(tmp_path):
+    conf = tmp_path / "cinder.conf"
+    conf.write_text("[lvm]\nx = 1\n[ceph]\n[lvm]\nx: 2\n")
+
+    result = run_module(MODULE, {"path": str(conf), "settings": {"lvm": {"x": None}}})
+
+    assert result["changed"] is True and oslo_reads(conf, "lvm", "x") is None
