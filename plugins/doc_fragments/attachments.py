@@ -13,7 +13,22 @@ from ansible_collections.multiattach.cloud.plugins.doc_fragments.openstack impor
 
 class ModuleDocFragment:
     ATTACHMENTS = r"""
-options: {}
+options:
+  abandoned_after:
+    description:
+      - Seconds this run must read the volume in one transition (C(reserved),
+        C(attaching), C(detaching)) without any change before it counts the
+        transition as abandoned by a dead compute service and undoes it (see the
+        notes). Counted on the module's own clock from its own reads, never
+        against Cinder's timestamps, so the controller's clock need not agree
+        with the cloud's.
+      - The default outlasts Nova's own retries of a detach (libvirt's
+        C(device_detach_attempts) 8 x C(device_detach_timeout) 20 s) and an RPC
+        timeout after them; raise it where those are raised. At least 10.
+      - The undo happens in the same run only when I(timeout) is longer; a run
+        that times out first says how long it saw the transition.
+    type: int
+    default: 300
 attributes:
   diff_mode:
     details: Shows the servers that hold the volume before and after.
@@ -22,8 +37,8 @@ notes:
     detach (volume C(detaching)) and leaves the rest to the server's compute
     service, which rolls back what fails; a compute service that dies in
     between leaves the volume so, and Cinder then refuses every attach and
-    detach of it. Once such a volume has not changed for 120 s, longer than
-    any RPC timeout, the module undoes the transition as Nova does, and warns;
+    detach of it. Once this run has seen such a volume unchanged for
+    I(abandoned_after) seconds, the module undoes the transition as Nova does, and warns;
     a detach with Cinder's C(roll_detaching) action; an attach (not one of a
     shelved-offloaded server, which stays C(reserved) by design) with an
     admin's reset-status to C(in-use) and Nova's detach of that server. Then

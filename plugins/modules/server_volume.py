@@ -87,7 +87,7 @@ volume:
   type: dict
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import AttachmentChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, AttachmentChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
 
 
@@ -97,6 +97,7 @@ class ServerVolumeModule(OpenStackModule):
         volume=dict(type="str", required=True),
         device=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
+        **ATTACHMENT_ARGUMENT_SPEC,
     )
     wait_options = True
 
@@ -104,7 +105,7 @@ class ServerVolumeModule(OpenStackModule):
         change = AttachmentChange(self.conn, self.params["volume"])
         server_id = change.plan_server(self.params["server"], self.params["state"])
         change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
-                         self.params["device"])
+                         self.params["device"], self.params["abandoned_after"])
         return change.result(server_id)
 
 

@@ -108,7 +108,7 @@ volume:
   type: dict
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import AttachmentChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, AttachmentChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
 
 
@@ -117,13 +117,15 @@ class VolumeAttachmentsModule(OpenStackModule):
         volume=dict(type="str", required=True),
         servers=dict(type="list", elements="str", required=True),
         exclusive=dict(type="bool", default=False),
+        **ATTACHMENT_ARGUMENT_SPEC,
     )
     wait_options = True
 
     def run(self):
         change = AttachmentChange(self.conn, self.params["volume"])
         change.plan_servers(self.params["servers"], self.params["exclusive"])
-        change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"])
+        change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
+                         abandoned_after=self.params["abandoned_after"])
         return change.result()
 
 

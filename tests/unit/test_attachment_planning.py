@@ -178,17 +178,86 @@ def stamp(seconds_ago):
     return time.strftime("%Y-%m-%dT%H:%M:%S.000000", time.gmtime(time.time() - seconds_ago))
 
 
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def watched(abandoned_after=attachments.ABANDONED_AFTER):
+    clock = FakeClock()
+    return attachments.TransitionWatch(abandoned_after, clock=clock), clock
+
+
 @pytest.mark.parametrize("status", ["detaching", "reserved", "attaching"])
-def test_a_volume_in_transition_unchanged_past_every_rpc_timeout_is_abandoned(status):
-    old = SimpleNamespace(status=status, updated_at=stamp(attachments.ABANDONED_AFTER + 5))
-    recent = SimpleNamespace(status=status, updated_at=stamp(10))
-    unreadable = SimpleNamespace(status=status, updated_at=None)
-    assert attachments._abandoned(old)  # pylint: disable=protected-access
-    assert not attachments._abandoned(recent)  # pylint: disable=protected-access
-    assert not attachments._abandoned(unreadable)  # pylint: disable=protected-access
-    for settled in ("in-use", "available", "error"):
-        assert not attachments._abandoned(  # pylint: disable=protected-access
-            SimpleNamespace(status=settled, updated_at=stamp(3600)))
+@pytest.mark.parametrize("updated_ago", [3600, 0, -3600])
+def test_a_transition_is_abandoned_only_once_this_run_has_seen_it_unchanged_long_enough(
+        status, updated_ago):
+    """Cinder's timestamp, hours old, fresh or ahead of this machine's clock, counts for
+    nothing: only this run's own reads of the unchanged volume do."""
+    watch, clock = watched()
+    volume = SimpleNamespace(status=status, updated_at=stamp(updated_ago))
+
+    assert not watch.abandoned(volume)
+    clock.now += attachments.ABANDONED_AFTER - 1
+    assert not watch.abandoned(volume)
+    clock.now += 1
+    assert watch.abandoned(volume)
+
+
+def test_the_default_wait_outlasts_novas_detach_retries_and_an_rpc_timeout():
+    libvirt_detach_retries = 8 * 20  # [libvirt] device_detach_attempts x device_detach_timeout
+    rpc_timeout = 60  # oslo.messaging's rpc_response_timeout
+    assert attachments.ABANDONED_AFTER > libvirt_detach_retries + rpc_timeout
+
+
+def test_any_change_of_the_volume_starts_the_count_again():
+    watch, clock = watched(60)
+    watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:00.000000"))
+    clock.now += 50
+    assert not watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000"))
+    clock.now += 50
+    assert not watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000"))
+    clock.now += 10
+    assert watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000"))
+    # a settled read forgets the transition; the next one is counted from its own first read
+    assert not watch.abandoned(SimpleNamespace(status="in-use", updated_at="2026-11-25T10:03:00.000000"))
+    assert not watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:03:00.000000"))
+
+
+@pytest.mark.parametrize("status", ["in-use", "available", "error"])
+def test_a_settled_volume_is_never_abandoned(status):
+    watch, clock = watched(60)
+    volume = SimpleNamespace(status=status, updated_at=stamp(3600))
+    watch.abandoned(volume)
+    clock.now += 3600
+    assert not watch.abandoned(volume)
+
+
+def test_a_timeout_in_a_transition_says_how_long_it_was_seen_and_what_undoes_it():
+    watch, clock = watched(300)
+    watch.abandoned(SimpleNamespace(status="detaching", updated_at="t"))
+    clock.now += 42
+    assert watch.note() == (
+        ". The volume has shown detaching unchanged for 42 s of this run; a transition is undone "
+        "once this run has seen it unchanged for abandoned_after (300 s, longer than Nova's own "
+        "retries): run with a timeout above that to have it undone")
+
+
+@pytest.mark.parametrize("seconds", [0, 9, -5])
+def test_an_abandoned_after_too_short_to_outlast_a_service_is_refused(seconds):
+    with pytest.raises(ModuleFailure, match="abandoned_after must be at least 10"):
+        attachments.check_abandoned_after(seconds)
+
+
+def seen_abandoned(worker, volume):
+    """WORKER has read VOLUME unchanged for longer than its abandoned_after."""
+    clock = FakeClock()
+    worker.watch = attachments.TransitionWatch(worker.watch.abandoned_after, clock=clock)
+    worker.watch.unchanged_for(volume)
+    clock.now += worker.watch.abandoned_after
 
 
 class FakeResponse:
@@ -205,8 +274,7 @@ class FakeResponse:
 def abandoned_attach_cloud(server_status, reset_answer):
     """A volume `reserved` since long ago by server s1's attach; records the calls made."""
     calls = []
-    stuck = SimpleNamespace(id="v", name="data", status="reserved",
-                            updated_at=stamp(attachments.ABANDONED_AFTER + 60))
+    stuck = SimpleNamespace(id="v", name="data", status="reserved", updated_at=stamp(0))
     record = {"id": "a1", "volume_id": "v", "instance": "s1", "status": "reserved"}
 
     def post(path, json=None, **kwargs):
@@ -218,13 +286,14 @@ def abandoned_attach_cloud(server_status, reset_answer):
         get=lambda url, **kwargs: FakeResponse(200, {"attachments": [record]}))
     compute = SimpleNamespace(
         get=lambda path, **kwargs: FakeResponse(200, {"server": {"status": server_status}}))
-    return SimpleNamespace(block_storage=block_storage, compute=compute), calls
+    return SimpleNamespace(block_storage=block_storage, compute=compute), calls, stuck
 
 
 def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_admin_runs(monkeypatch):
     monkeypatch.setattr(sdk_exceptions, "raise_from_response", raise_for_status)
-    conn, calls = abandoned_attach_cloud("ACTIVE", 403)
+    conn, calls, stuck = abandoned_attach_cloud("ACTIVE", 403)
     worker = attachments.AttachmentWorker(conn, "v", timeout=30)
+    seen_abandoned(worker, stuck)
     with pytest.raises(ModuleFailure) as failure:
         worker._repair_abandoned()  # pylint: disable=protected-access
     assert calls == [("post", "/volumes/v/action",
@@ -237,8 +306,9 @@ def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_adm
 
 
 def test_the_reserved_attachment_of_a_shelved_offloaded_server_is_left_alone():
-    conn, calls = abandoned_attach_cloud("SHELVED_OFFLOADED", 202)
+    conn, calls, stuck = abandoned_attach_cloud("SHELVED_OFFLOADED", 202)
     worker = attachments.AttachmentWorker(conn, "v", timeout=30)
+    seen_abandoned(worker, stuck)
     assert worker._repair_abandoned() is False  # pylint: disable=protected-access
     assert calls == [] and worker.repairs == []
 

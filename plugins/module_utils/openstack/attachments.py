@@ -13,8 +13,6 @@ again). Those refusals, and only those, are retried until the timeout.
 
 from __future__ import annotations
 
-import calendar
-import datetime
 import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
@@ -29,11 +27,17 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume
 
 
 MULTIATTACH_MICROVERSION = "2.60"
-# A volume in transition (reserved, attaching, detaching) unchanged for longer than this was
-# left by an attach or detach whose compute service died: twice oslo.messaging's default
-# RPC timeout (60 s).
-ABANDONED_AFTER = 120
+# A volume that this run has seen in a transition (reserved, attaching, detaching), unchanged,
+# for this long was left by an attach or detach whose compute service died. Longer than
+# Nova's own retries of a detach (libvirt: device_detach_attempts 8 x device_detach_timeout
+# 20 s) and an RPC timeout (60 s) after them. Counted on this run's own clock from its own
+# reads, never against Cinder's timestamps: the controller's clock need not agree with
+# the cloud's.
+ABANDONED_AFTER = 300
+ABANDONED_AFTER_MIN = 10
 ABANDONED_ATTACH_STATES = ("reserved", "attaching")
+TRANSITIONS = ("detaching",) + ABANDONED_ATTACH_STATES
+ATTACHMENT_ARGUMENT_SPEC = dict(abandoned_after=dict(type="int", default=ABANDONED_AFTER))
 # Nova's HTTP 400 when it already has a block device mapping of the volume on the server.
 ALREADY_ATTACHED = "already attached"
 # Texts of Nova's HTTP 400 while Cinder works on another attach or detach of the volume.
@@ -55,20 +59,48 @@ RETRY_FIRST_SECONDS, RETRY_MOST_SECONDS = 0.1, 2.0
 REPAIR_CHECK_SECONDS = 10.0
 
 
-def _seconds_since(timestamp):
-    """Seconds since Cinder's UTC timestamp (2026-11-23T09:47:19.000000); 0 if unreadable."""
-    try:
-        then = datetime.datetime.strptime(str(timestamp).split(".", maxsplit=1)[0].rstrip("Z"),
-                                          "%Y-%m-%dT%H:%M:%S")
-    except ValueError:
-        return 0
-    return time.time() - calendar.timegm(then.timetuple())
+def check_abandoned_after(seconds):
+    """Refuse a wait so short that a transition a service still works on would be undone."""
+    if seconds < ABANDONED_AFTER_MIN:
+        raise ModuleFailure(
+            "abandoned_after must be at least %d (seconds), not %d: it must outlast what "
+            "Nova's compute service may take over an attach or detach (the default %d s "
+            "outlasts libvirt's detach retries and an RPC timeout)"
+            % (ABANDONED_AFTER_MIN, seconds, ABANDONED_AFTER))
 
 
-def _abandoned(volume):
-    """The volume sits in a transition longer than any service takes: none works on it."""
-    return volume.status in ("detaching",) + ABANDONED_ATTACH_STATES and \
-        _seconds_since(volume.updated_at) >= ABANDONED_AFTER
+class TransitionWatch:
+    """How long this run has seen the volume in one transition, unchanged (the same status
+    and updated_at), by its own monotonic clock; Cinder's timestamps are only compared with
+    each other."""
+
+    def __init__(self, abandoned_after, clock=time.monotonic):
+        self.abandoned_after = abandoned_after
+        self.clock = clock
+        self.seen = None  # (status, updated_at, when this run first read them)
+
+    def unchanged_for(self, volume):
+        """Seconds this run has read VOLUME in its current transition; 0 when it is in none."""
+        if volume.status not in TRANSITIONS:
+            self.seen = None
+            return 0
+        now = self.clock()
+        if self.seen is None or self.seen[:2] != (volume.status, volume.updated_at):
+            self.seen = (volume.status, volume.updated_at, now)
+        return now - self.seen[2]
+
+    def abandoned(self, volume):
+        """No service works on the volume's transition any more: it has outlasted them all."""
+        return volume.status in TRANSITIONS and self.unchanged_for(volume) >= self.abandoned_after
+
+    def note(self):
+        """What a timeout message adds while the volume sits in a transition."""
+        if self.seen is None:
+            return ""
+        return (". The volume has shown %s unchanged for %d s of this run; a transition is "
+                "undone once this run has seen it unchanged for abandoned_after (%d s, longer "
+                "than Nova's own retries): run with a timeout above that to have it undone"
+                % (self.seen[0], self.clock() - self.seen[2], self.abandoned_after))
 
 
 def plan(attached_ids, wanted_ids, exclusive):
@@ -152,11 +184,12 @@ class AttachmentWorker:
     result of all the calls is waited for once, at the end.
     """
 
-    def __init__(self, conn, volume_id, timeout):
+    def __init__(self, conn, volume_id, timeout, abandoned_after=ABANDONED_AFTER):
         self.conn = conn
         self.volume_id = volume_id
         self.deadline = time.time() + timeout
         self.timeout = timeout
+        self.watch = TransitionWatch(abandoned_after)
         self.repairs = []  # what _repair_abandoned undid, for the module's warnings
         self.last_seen = None  # the volume as read after the last call, None before a read
         # (server ID, action) of every call Nova took, held already or had nothing to do for
@@ -207,10 +240,9 @@ class AttachmentWorker:
                     raise ModuleFailure(
                         "Cinder refused to %s server %s for the whole timeout (%d s): another "
                         "attach or detach of the volume did not end (%s). Check cinder-volume "
-                        "and nova-compute, then run again (a transition that stays unchanged "
-                        "for %d s is undone then)"
+                        "and nova-compute, then run again%s"
                         % (action, server_id, self.timeout, " ".join(_error_text(error).split()),
-                           ABANDONED_AFTER)) from None
+                           self.watch.note())) from None
                 if repair and time.time() >= next_check:
                     next_check = time.time() + REPAIR_CHECK_SECONDS
                     if self._repair_abandoned():
@@ -233,7 +265,7 @@ class AttachmentWorker:
         way: the transition is undone as Nova undoes it, and the wanted call is made anew.
         """
         volume = self.conn.block_storage.get_volume(self.volume_id)
-        if not _abandoned(volume):
+        if not self.watch.abandoned(volume):
             return False
         if volume.status == "detaching":
             self._volume_action({"os-roll_detaching": {}})
@@ -241,7 +273,7 @@ class AttachmentWorker:
                 "volume %s was left 'detaching' by a detach whose compute service died (no "
                 "change for %d s); it was rolled back to in-use (Cinder's roll_detaching, as Nova "
                 "does for a failed detach) and the detach asked for again"
-                % (volume.name or volume.id, ABANDONED_AFTER))
+                % (volume.name or volume.id, self.watch.abandoned_after))
             return True
         stuck = [record for record in attachment_records(self.conn, {self.volume_id}, True)
                  if record.get("status") in ABANDONED_ATTACH_STATES
@@ -273,7 +305,7 @@ class AttachmentWorker:
                 "run this task with them, or have an admin run `openstack volume set --state "
                 "in-use --attached %s` and then `openstack server remove volume %s %s`"
                 % (volume.name or volume.id, server_id, record.get("id"), record.get("status"),
-                   ABANDONED_AFTER, volume.id, server_id, volume.id)) from None
+                   self.watch.abandoned_after, volume.id, server_id, volume.id)) from None
         try:
             self._ask_nova_to_detach(server_id, repair=False)
         except sdk_exceptions.NotFoundException:
@@ -288,7 +320,7 @@ class AttachmentWorker:
             "(attachment %s %s, no change for %d s); it was undone as Nova undoes a failed "
             "attach (reset-status to in-use, then Nova's detach)"
             % (volume.name or volume.id, server_id, record.get("id"), record.get("status"),
-               ABANDONED_AFTER))
+               self.watch.abandoned_after))
 
     def _ask_nova_to_attach(self, server_id, device):
         """True once Nova took the attach; also when it holds one already (an earlier,
@@ -341,7 +373,7 @@ class AttachmentWorker:
 
         def settled(volume):
             reads.append(time.time() - called)
-            return volume.status in SETTLED or _abandoned(volume)
+            return volume.status in SETTLED or self.watch.abandoned(volume)
 
         volume = self.wait_for(settled, "Cinder to finish the %s of server %s"
                                % (action[:-2], server_id),
@@ -362,7 +394,7 @@ class AttachmentWorker:
         what = "the volume to show %s" % ", ".join("%s %s" % (a, s) for s, a in calls)
 
         def shown_or_to_mend(v):
-            return _shows(v, calls) or _abandoned(v) or (
+            return _shows(v, calls) or self.watch.abandoned(v) or (
                 bool(self.repairs) and v.status in SETTLED)
 
         while True:
@@ -373,9 +405,9 @@ class AttachmentWorker:
             if _shows(volume, calls):
                 return
             if time.time() > self.deadline:
-                raise ModuleFailure("timed out after %d s waiting for %s (volume status %s)"
-                                    % (self.timeout, what, volume.status))
-            if _abandoned(volume):
+                raise ModuleFailure("timed out after %d s waiting for %s (volume status %s)%s"
+                                    % (self.timeout, what, volume.status, self.watch.note()))
+            if self.watch.abandoned(volume):
                 self._repair_abandoned()
                 continue
             done = _done(volume, calls)
@@ -390,8 +422,12 @@ class AttachmentWorker:
         return done, [call for call in self.asked if call not in done]
 
     def wait_for(self, condition, what, delays=()):
-        self.last_seen = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
-                                         what, self.timeout, delays)
+        try:
+            self.last_seen = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
+                                             what, self.timeout, delays)
+        except ModuleFailure as failure:
+            failure.msg += self.watch.note()
+            raise
         self.read = (self.last_seen, len(self.asked))
         return self.last_seen
 
@@ -411,7 +447,8 @@ def _listed(calls):
     return [{"server_id": s, "action": a} for s, a in calls]
 
 
-def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None):
+def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None,
+             abandoned_after=ABANDONED_AFTER):
     """Detach, then attach, one call after another at Cinder's pace; with WAIT, until the
     volume shows them all. Returns ([(server ID, action)], the volume as the last read
     showed it or None, the repairs made).
@@ -419,7 +456,7 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
     A failure is reported with what the volume showed done and what Nova took but it
     did not show yet, so a re-run knows where it stands.
     """
-    worker = AttachmentWorker(conn, volume.id, timeout)
+    worker = AttachmentWorker(conn, volume.id, timeout, abandoned_after)
     calls = [(s, "detached") for s in to_detach] + [(s, "attached") for s in to_attach]
     # A detach is sent at once after the last one: Nova's API does its part of it while
     # Cinder ends the last one, and a refusal because Cinder has not ended it yet costs one
@@ -479,10 +516,12 @@ class AttachmentChange:
         check_sharing_allowed(self.volume, self.final, self.index.names)
         check_status_allows_change(self.volume, self.to_attach, self.to_detach)
 
-    def carry_out(self, check_mode, timeout, wait, device=None):
+    def carry_out(self, check_mode, timeout, wait, device=None, abandoned_after=ABANDONED_AFTER):
+        check_abandoned_after(abandoned_after)
         if self.changed and not check_mode:
             _done, last_seen, repairs = converge(self.conn, self.volume, self.to_attach,
-                                                 self.to_detach, timeout, wait, device)
+                                                 self.to_detach, timeout, wait, device,
+                                                 abandoned_after)
             self.volume = last_seen or self.conn.block_storage.get_volume(self.volume.id)
             self.warnings.extend(repairs)
 
