@@ -3,6 +3,7 @@ import time
 import uuid
 
 import pytest
+import yaml
 from openstack import exceptions as sdk_exceptions
 
 from harness.ansible_runner import run_playbook_file
@@ -74,7 +75,7 @@ def test_multiattach_volumes_fail_before_the_role_and_work_after(admin_cloud, me
 def test_admin_only_policy_refuses_the_member_and_needs_no_restart(admin_cloud, member_cloud):
     before = pids(*CINDER_SERVICES)
 
-    admin_only = switch(cinder_multiattach_policy_multiattach="rule:admin_api")
+    admin_only = switch(cinder_multiattach_policy_multiattach="role:admin")
 
     assert not admin_only.failures, admin_only.failure_message
     assert admin_only.changed_tasks == [
@@ -99,7 +100,9 @@ def test_other_policy_rules_in_the_file_are_kept():
 
         assert not run.failures, run.failure_message
         assert "volume:get_all: ''" in CINDER_POLICY.read_text()
-        assert "volume:multiattach: rule:xena_system_admin_or_project_member" in CINDER_POLICY.read_text()
+        written = yaml.safe_load(CINDER_POLICY.read_text())
+        assert written["volume:multiattach"] == "role:admin or (role:member and project_id:%(project_id)s)"
+        assert not [rule for rule, check in written.items() if "rule:xena_" in str(check)], written
     finally:
         CINDER_POLICY.write_text(original)
 
@@ -127,6 +130,38 @@ def test_check_mode_shows_a_policy_change_with_a_diff_and_writes_nothing():
     write = run.result("Write the multiattach and volume type rules, keeping every other rule")
     assert write["changed"] and "volume:multiattach: '!'" in write["diff"][0]["after"]
     assert digest(CINDER_POLICY) == policy
+
+
+def test_check_mode_on_a_cinder_not_yet_configured_reports_every_change_and_waits_for_nothing(
+        admin_cloud):
+    """A fresh target: the backend reports no multiattach, the policy file is empty, no
+    multiattach volume type. Check mode says what a run would change (the backend section,
+    the policy rules, the volume type), does not wait out the pools' timeout (nothing was
+    restarted), and writes nothing."""
+    off = switch(local_cloud_multiattach=False)
+    assert not off.failures, off.failure_message
+    wait_for_pool_capability(admin_cloud, False)
+    original = CINDER_POLICY.read_text()
+    CINDER_POLICY.write_text("")
+    try:
+        conf, policy, before = digest(CINDER_CONF), digest(CINDER_POLICY), pids(*CINDER_SERVICES)
+        started = time.monotonic()
+
+        run = run_playbook_file(SWITCH_PLAYBOOK, check=True, diff=True, extra_vars={
+            "local_cloud_multiattach": True, "cinder_multiattach_volume_type_prefix": "fresh-"})
+
+        seconds = time.monotonic() - started
+        assert not run.failures, run.failure_message
+        assert seconds < 60, "check mode waited %.0f s" % seconds
+        assert {"Write the backend sections and enabled_backends into cinder.conf",
+                "Write the multiattach and volume type rules, keeping every other rule",
+                "Create one multiattach volume type per backend"} <= set(run.changed_tasks)
+        said = run.result("Say which backends do not report the multiattach capability yet (check mode)")
+        assert "fake-1" in said["msg"] and "waits up to 120 s" in said["msg"], said
+        assert (digest(CINDER_CONF), digest(CINDER_POLICY), pids(*CINDER_SERVICES)) == (conf, policy, before)
+        assert admin_cloud.block_storage.find_type("fresh-fake-1") is None
+    finally:
+        CINDER_POLICY.write_text(original)
 
 
 @pytest.mark.parametrize("backends,expected", [

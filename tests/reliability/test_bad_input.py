@@ -117,6 +117,17 @@ CASES = [
      lambda l: module_task("server_volume", dict(
          ADMIN, volume=l["shared"], server=l["s1"], timeout=0)),
      ["timeout must be at least 1"]),
+    ("volume_attachments: abandoned_after too short to outlast a compute service",
+     "attachments: check_abandoned_after",
+     lambda l: module_task("volume_attachments", dict(
+         ADMIN, volume=l["shared"], servers=[l["s0"], l["s1"]], abandoned_after=5)),
+     ["abandoned_after must be at least 10"]),
+    ("cinder_multiattach: a policy rule naming a rule Cinder removes",
+     "cinder_multiattach: validate.yml, rule:xena_* named",
+     lambda l: role_task("cinder_multiattach", dict(
+         l["cinder_files"], cinder_multiattach_policy_extra_rules={
+             "volume:create": "rule:xena_system_admin_or_project_member"})),
+     ["cinder_multiattach_policy_extra_rules: volume:create", "Write the check string out"]),
     ("volume_attachments: one unknown server among known ones",
      "servers: ServerIndex.resolve, unknown server",
      lambda l: module_task(

@@ -79,6 +79,8 @@ def register_identity(conn, spec, created):
     member_project = project(spec["member_project"])
     member = user(spec["member_user"], spec["member_password"], member_project)
     grant(conn, roles["member"], member, member_project, created)
+    reader = user(spec["reader_user"], spec["reader_password"], member_project)
+    grant(conn, roles["reader"], reader, member_project, created)
 
     for service in spec["services"]:
         found = [svc for svc in identity.services() if svc.type == service["type"]]
