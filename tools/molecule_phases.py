@@ -36,6 +36,7 @@ MARKED_TASKS = {
     "Make the servers, as the operator's own provisioning would": "create: servers ACTIVE",
     "Provision the multiattach volume on both guests (playbook provision_shared_volume)":
         "create: attach (provision_shared_volume)",
+    "Run fresh_check.yml with --check --diff against the guests": "prepare: check mode on fresh guests",
     "Run add_node -e node=<server ID>": "day 2: add_node (a node that sorts first)",
     "Run remove_node -e node=db-0 while a process holds the disk at /mnt/elsewhere":
         "day 2: remove_node refused (busy elsewhere)",
