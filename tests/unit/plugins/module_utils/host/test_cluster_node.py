@@ -26,6 +26,11 @@ def params(**overrides):
     return values
 
 
+def node_report(run, options):
+    """What clustered_fs_info reads on this node with OPTIONS."""
+    return cluster_node.ClusterNodeReading(run, **options).read(check_mode=False)
+
+
 def test_a_volume_is_found_by_its_virtio_serial_and_a_missing_one_is_named_by_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
     assert cluster_node.find_disk(VOLUME_ID, None) == dict(path=None, exists=False, is_block_device=False)
@@ -95,7 +100,7 @@ def test_the_fstab_entry_is_the_line_for_the_mount_point_not_a_comment(tmp_path)
 def test_a_node_without_the_volume_is_reported_without_probing_any_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
     commands = FakeCommands()
-    report = cluster_node.node_report(commands, params(mount_point=str(tmp_path / "mnt")))
+    report = node_report(commands, params(mount_point=str(tmp_path / "mnt")))
     assert report["disk"]["exists"] is False and report["signature_type"] is None
     assert report["slots"] is None and report["mount_point_is_dir"] is False
     assert not [argv for argv in commands.ran if argv[0] in ("blockdev", "blkid", "tunefs.ocfs2")]
@@ -105,11 +110,11 @@ def test_gfs2_counts_as_in_use_only_with_corosync_running_and_a_lockspace(tmp_pa
     monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
     monkeypatch.setattr(cluster_node, "DLM_LOCKSPACES", str(tmp_path / "dlm"))
     running = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=active\n", ""))
-    assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is False
+    assert node_report(running, params(filesystem="gfs2"))["stack_in_use"] is False
     (tmp_path / "dlm" / "shared").mkdir(parents=True)
-    assert cluster_node.node_report(running, params(filesystem="gfs2"))["stack_in_use"] is True
+    assert node_report(running, params(filesystem="gfs2"))["stack_in_use"] is True
     stopped = FakeCommands(systemctl=(0, "Id=corosync.service\nActiveState=inactive\n", ""))
-    assert cluster_node.node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
+    assert node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
 
 
 def test_gfs2_without_fencing_on_a_nova_server_is_warned_of_and_elsewhere_not(tmp_path, monkeypatch):
@@ -119,12 +124,12 @@ def test_gfs2_without_fencing_on_a_nova_server_is_warned_of_and_elsewhere_not(tm
     (dmi / "product_uuid").write_text("390425E5-D5C6-4E6E-8BA1-29B1C77B6B90\n")
     (dmi / "product_name").write_text("OpenStack Nova\n")
     monkeypatch.setattr(cluster_node.cluster_records, "DMI", str(dmi))
-    unfenced = cluster_node.node_report(FakeCommands(), params(filesystem="gfs2", gfs2_fencing=False))
+    unfenced = node_report(FakeCommands(), params(filesystem="gfs2", gfs2_fencing=False))
     assert unfenced["server_uuid"] == "390425e5-d5c6-4e6e-8ba1-29b1c77b6b90"
     assert len(unfenced["warnings"]) == 1 and "WITHOUT FENCING" in unfenced["warnings"][0]
-    assert cluster_node.node_report(FakeCommands(), params(filesystem="gfs2"))["warnings"] == []
+    assert node_report(FakeCommands(), params(filesystem="gfs2"))["warnings"] == []
     (dmi / "product_name").write_text("Standard PC (i440FX + PIIX, 1996)\n")
-    elsewhere = cluster_node.node_report(FakeCommands(), params(filesystem="gfs2", gfs2_fencing=False))
+    elsewhere = node_report(FakeCommands(), params(filesystem="gfs2", gfs2_fencing=False))
     assert elsewhere["warnings"] == [] and elsewhere["server_uuid"] is None
 
 

@@ -6,8 +6,12 @@ from types import SimpleNamespace
 import pytest
 from openstack import exceptions as sdk_exceptions
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachments
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachment_worker
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachments
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import transitions
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids
 
 
 def test_plan_attaches_only_the_missing_servers():
@@ -44,7 +48,7 @@ def test_a_multiattach_volume_may_have_many_holders():
 
 
 def test_attached_server_ids_are_unique_and_sorted():
-    assert attachments.attached_server_ids(volume(True, ["b", "a", "b"])) == ["a", "b"]
+    assert attached_server_ids(volume(True, ["b", "a", "b"])) == ["a", "b"]
 
 
 def http_error(status, details):
@@ -58,12 +62,12 @@ def http_error(status, details):
     "must be 'attached' to detach.",
 ])
 def test_cinders_one_at_a_time_refusals_are_retried(details):
-    assert attachments._is_transient(http_error(400, details))  # pylint: disable=protected-access
+    assert attachment_worker._is_transient(http_error(400, details))  # pylint: disable=protected-access
 
 
 def test_a_detach_refused_while_the_compute_service_is_down_is_retried():
     error = http_error(409, "Service is unavailable at this time.")
-    assert attachments._is_transient(error)  # pylint: disable=protected-access
+    assert attachment_worker._is_transient(error)  # pylint: disable=protected-access
 
 
 def test_a_compute_service_down_for_the_whole_timeout_is_named_with_the_fix():
@@ -75,7 +79,7 @@ def test_a_compute_service_down_for_the_whole_timeout_is_named_with_the_fix():
 
     in_use = SimpleNamespace(status="in-use", updated_at="2026-01-01T00:00:00.000000")
     conn = SimpleNamespace(block_storage=SimpleNamespace(get_volume=lambda volume_id: in_use))
-    worker = attachments.AttachmentWorker(conn, "v", timeout=1)
+    worker = attachment_worker.AttachmentWorker(conn, "v", timeout=1)
     with pytest.raises(ModuleFailure) as failure:
         worker._with_retries("detach", "s1", refuse)  # pylint: disable=protected-access
     assert len(calls) > 1
@@ -93,10 +97,10 @@ def test_a_compute_service_down_for_the_whole_timeout_is_named_with_the_fix():
     (404, "Volume could not be found."),
 ])
 def test_other_refusals_fail_at_once(status, details):
-    assert not attachments._is_transient(http_error(status, details))  # pylint: disable=protected-access
+    assert not attachment_worker._is_transient(http_error(status, details))  # pylint: disable=protected-access
 
 
-class FakeIndex(attachments.ServerIndex):
+class FakeIndex(ServerIndex):
     def __init__(self, servers):  # pylint: disable=super-init-not-called
         self.servers = [SimpleNamespace(id=i, name=n) for i, n in servers]
         self.names = dict(servers)
@@ -119,20 +123,26 @@ def fake_conn(volume_obj, servers):
                                                          for i, n in servers]))
 
 
-def test_an_attachment_change_plans_diffs_and_refuses_like_the_modules_need():
-    conn = fake_conn(volume(True, ["s1"]), [("s1", "node1"), ("s2", "node2")])
-    change = attachments.AttachmentChange(conn, "data")
-    change.plan(["s1", "s2"], exclusive=False)
-    assert (change.to_attach, change.to_detach, change.changed) == (["s2"], [], True)
-    assert change.diff() == {"before": {"servers": ["node1"]},
-                             "after": {"servers": ["node1", "node2"]}}
-    change.plan([], exclusive=True)
-    assert (change.to_attach, change.to_detach) == ([], ["s1"])
+def holders(conn, servers, exclusive, **options):
+    """volume_attachments' change of CONN's volume to SERVERS, read and planned (no call)."""
+    change = attachments.VolumeAttachmentsChange(
+        conn, volume="data", servers=servers, exclusive=exclusive, wait=True, timeout=30,
+        abandoned_after=transitions.ABANDONED_AFTER, **options)
+    return change, change.plan(change.read())
 
-    plain = attachments.AttachmentChange(fake_conn(volume(False, ["s1"]), [("s1", "a"), ("s2", "b")]),
-                                         "data")
+
+def test_an_attachment_change_plans_diffs_and_refuses_like_the_modules_need(monkeypatch):
+    monkeypatch.setattr(attachments, "attach_modes", lambda conn, ids: {})
+    conn = fake_conn(volume(True, ["s1"]), [("s1", "node1"), ("s2", "node2")])
+    _change, plan = holders(conn, ["s1", "s2"], exclusive=False)
+    assert (plan.result["attached"], plan.result["detached"], plan.changed) == (["s2"], [], True)
+    assert (plan.before, plan.after) == ({"servers": ["node1"]}, {"servers": ["node1", "node2"]})
+    _change, plan = holders(conn, [], exclusive=True)
+    assert (plan.result["attached"], plan.result["detached"]) == ([], ["s1"])
+
     with pytest.raises(ModuleFailure, match="not multiattach"):
-        plain.plan(["s1", "s2"], exclusive=False)
+        holders(fake_conn(volume(False, ["s1"]), [("s1", "a"), ("s2", "b")]), ["s1", "s2"],
+                exclusive=False)
 
 
 @pytest.mark.parametrize("status, advice", [
@@ -143,23 +153,21 @@ def test_an_attachment_change_plans_diffs_and_refuses_like_the_modules_need():
 ])
 def test_a_change_of_a_volume_in_error_or_maintenance_fails_at_once_naming_the_status(status, advice):
     conn = fake_conn(volume(True, ["s1"], status=status), [("s1", "node1"), ("s2", "node2")])
-    change = attachments.AttachmentChange(conn, "data")
     with pytest.raises(ModuleFailure) as failure:
-        change.plan(["s1", "s2"], exclusive=False)
+        holders(conn, ["s1", "s2"], exclusive=False)
     assert "volume 'data' is in status %s" % status in failure.value.msg
     assert "attach to 1 server(s)" in failure.value.msg and advice in failure.value.msg
     with pytest.raises(ModuleFailure, match="detach from 1 server"):
-        change.plan([], exclusive=True)
+        holders(conn, [], exclusive=True)
 
 
 def test_a_volume_in_error_that_needs_no_change_is_left_alone_with_a_warning(monkeypatch):
     conn = fake_conn(volume(True, ["s1"], status="error_extending"), [("s1", "node1")])
     monkeypatch.setattr(attachments, "describe_volume", lambda vol, names, modes: {"attachments": []})
     monkeypatch.setattr(attachments, "attach_modes", lambda conn, ids: {})
-    change = attachments.AttachmentChange(conn, "data")
-    change.plan(["s1"], exclusive=True)
-    assert not change.changed
-    assert any("status error_extending" in w for w in change.result()["warnings"])
+    change, plan = holders(conn, ["s1"], exclusive=True)
+    assert not plan.changed
+    assert any("status error_extending" in w for w in change.run(check_mode=False)["warnings"])
 
 
 @pytest.mark.parametrize("status", ["available", "in-use", "reserved", "attaching", "detaching", "creating"])
@@ -170,8 +178,10 @@ def test_statuses_cinder_attaches_or_detaches_in_or_that_settle_are_not_refused(
 def test_an_attachment_change_for_a_missing_volume_names_it():
     conn = fake_conn(None, [])
     conn.block_storage.volumes = lambda **query: []
+    change = attachments.ServerVolumeChange(conn, volume="ghost", server="s1", state="present",
+                                            wait=True, timeout=30, abandoned_after=300)
     with pytest.raises(ModuleFailure, match="volume 'ghost' does not exist"):
-        attachments.AttachmentChange(conn, "ghost")
+        change.read()
 
 
 def stamp(seconds_ago):
@@ -186,9 +196,9 @@ class FakeClock:
         return self.now
 
 
-def watched(abandoned_after=attachments.ABANDONED_AFTER):
+def watched(abandoned_after=transitions.ABANDONED_AFTER):
     clock = FakeClock()
-    return attachments.TransitionWatch(abandoned_after, clock=clock), clock
+    return transitions.TransitionWatch(abandoned_after, clock=clock), clock
 
 
 @pytest.mark.parametrize("status", ["detaching", "reserved", "attaching"])
@@ -201,7 +211,7 @@ def test_a_transition_is_abandoned_only_once_this_run_has_seen_it_unchanged_long
     volume = SimpleNamespace(status=status, updated_at=stamp(updated_ago))
 
     assert not watch.abandoned(volume)
-    clock.now += attachments.ABANDONED_AFTER - 1
+    clock.now += transitions.ABANDONED_AFTER - 1
     assert not watch.abandoned(volume)
     clock.now += 1
     assert watch.abandoned(volume)
@@ -210,7 +220,7 @@ def test_a_transition_is_abandoned_only_once_this_run_has_seen_it_unchanged_long
 def test_the_default_wait_outlasts_novas_detach_retries_and_an_rpc_timeout():
     libvirt_detach_retries = 8 * 20  # [libvirt] device_detach_attempts x device_detach_timeout
     rpc_timeout = 60  # oslo.messaging's rpc_response_timeout
-    assert attachments.ABANDONED_AFTER > libvirt_detach_retries + rpc_timeout
+    assert transitions.ABANDONED_AFTER > libvirt_detach_retries + rpc_timeout
 
 
 def test_any_change_of_the_volume_starts_the_count_again():
@@ -249,13 +259,13 @@ def test_a_timeout_in_a_transition_says_how_long_it_was_seen_and_what_undoes_it(
 @pytest.mark.parametrize("seconds", [0, 9, -5])
 def test_an_abandoned_after_too_short_to_outlast_a_service_is_refused(seconds):
     with pytest.raises(ModuleFailure, match="abandoned_after must be at least 10"):
-        attachments.check_abandoned_after(seconds)
+        transitions.check_abandoned_after(seconds)
 
 
 def seen_abandoned(worker, volume):
     """WORKER has read VOLUME unchanged for longer than its abandoned_after."""
     clock = FakeClock()
-    worker.watch = attachments.TransitionWatch(worker.watch.abandoned_after, clock=clock)
+    worker.watch = transitions.TransitionWatch(worker.watch.abandoned_after, clock=clock)
     worker.watch.unchanged_for(volume)
     clock.now += worker.watch.abandoned_after
 
@@ -292,7 +302,7 @@ def abandoned_attach_cloud(server_status, reset_answer):
 def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_admin_runs(monkeypatch):
     monkeypatch.setattr(sdk_exceptions, "raise_from_response", raise_for_status)
     conn, calls, stuck = abandoned_attach_cloud("ACTIVE", 403)
-    worker = attachments.AttachmentWorker(conn, "v", timeout=30)
+    worker = attachment_worker.AttachmentWorker(conn, "v", timeout=30)
     seen_abandoned(worker, stuck)
     with pytest.raises(ModuleFailure) as failure:
         worker._repair_abandoned()  # pylint: disable=protected-access
@@ -307,7 +317,7 @@ def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_adm
 
 def test_the_reserved_attachment_of_a_shelved_offloaded_server_is_left_alone():
     conn, calls, stuck = abandoned_attach_cloud("SHELVED_OFFLOADED", 202)
-    worker = attachments.AttachmentWorker(conn, "v", timeout=30)
+    worker = attachment_worker.AttachmentWorker(conn, "v", timeout=30)
     seen_abandoned(worker, stuck)
     assert worker._repair_abandoned() is False  # pylint: disable=protected-access
     assert calls == [] and worker.repairs == []

@@ -1,7 +1,7 @@
 """Planning and comparison logic of module_utils (no cloud)."""
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils import compare
+from ansible_collections.multiattach.cloud.plugins.module_utils import change, compare
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volume_types
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
@@ -51,4 +51,4 @@ def test_set_changes_converge_exactly():
 
 
 def test_diff_shows_absence_as_empty():
-    assert compare.diff(None, {"x": 1}) == {"before": {}, "after": {"x": 1}}
+    assert change.report(True, {}, None, {"x": 1})["diff"] == {"before": {}, "after": {"x": 1}}

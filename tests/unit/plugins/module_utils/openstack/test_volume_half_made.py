@@ -5,7 +5,7 @@ import pytest
 from openstack import exceptions as sdk_exceptions
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volumes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volume_change, volumes
 
 
 class FakeStorage:
@@ -33,9 +33,10 @@ class FakeStorage:
 
 def change(storage, monkeypatch):
     monkeypatch.setattr(volumes.time, "sleep", lambda seconds: None)
-    params = {"name": "data", "size": 1, "volume_type": "multiattach", "description": None,
-              "metadata": None, "bootable": False, "availability_zone": None, "wait": True, "timeout": 0}
-    return volumes.VolumeChange(SimpleNamespace(block_storage=storage), params, check_mode=False)
+    options = {"name": "data", "size": 1, "volume_type": "multiattach", "description": None,
+               "metadata": None, "bootable": False, "availability_zone": None, "state": "present",
+               "wait": True, "timeout": 0}
+    return volume_change.VolumeChange(SimpleNamespace(block_storage=storage), **options)
 
 
 def test_a_volume_still_creating_at_the_timeout_is_named_with_its_id_and_the_timeout_kept(monkeypatch):

@@ -1,25 +1,27 @@
 """Every module file has the one shape docs/development.md asks for: its documentation, which
-lists one doc fragment of the collection (its kind), one class with the argument spec and a
-run() of a few lines (or the resource_change it carries out) on a base from module_utils,
-and main(). Finding, comparing, acting and waiting live in module_utils; no module calls
-fail_json or exit_json itself (the base's one failure path does)."""
+lists one doc fragment of the collection (its kind), one class on a base from module_utils with
+the argument spec and the job (the Change or Reading of module_utils/change.py that does the
+work; the base builds and runs it), at most a short context() or describe(), and main().
+Reading, planning, applying and reporting live in module_utils; no module calls fail_json or
+exit_json itself (the base's one failure path does)."""
 import ast
-from pathlib import Path
 
 import pytest
 import yaml
 
-MODULES = sorted((Path(__file__).resolve().parents[2] / "plugins" / "modules").glob("*.py"))
+from local_cloud import paths
+
+MODULES = sorted((paths.ROOT / "plugins" / "modules").glob("*.py"))
 DOC_NAMES = {"DOCUMENTATION", "EXAMPLES", "RETURN"}
 BASES = {"OpenStackModule", "LibvirtModule", "CollectionModule"}
 CLASS_SETTINGS = {"argument_spec", "module_kwargs", "wait_options", "masked_options",
-                  "libvirt_failure", "resource_change"}
+                  "libvirt_failure", "job"}
 KINDS = {"multiattach.cloud.openstack.INFO", "multiattach.cloud.openstack.CHANGES",
          "multiattach.cloud.openstack.CHANGES_WITH_WAIT", "multiattach.cloud.attachments",
          "multiattach.cloud.libvirt", "multiattach.cloud.cluster_node", "multiattach.cloud.attributes"}
 # Fragments of other collections a module may list besides its kind.
 OTHER_FRAGMENTS = {"ansible.builtin.files"}
-METHODS = {"run", "describe"}
+METHODS = {"context", "describe"}
 MAX_METHOD_LINES = 8
 
 
@@ -60,10 +62,8 @@ def shape_problems(source):
                                 % (node.name, lines))
             continue
         problems.append("line %d: %s in the module class" % (node.lineno, ast.unparse(node)[:60]))
-    if "run" in names and "resource_change" in names:
-        problems.append("%s has both run() and resource_change: keep one" % module_class.name)
-    if "run" not in names and "resource_change" not in names:
-        problems.append("%s has neither run() nor resource_change" % module_class.name)
+    if "job" not in names:
+        problems.append("%s names no job" % module_class.name)
     for call in ("fail_json", "exit_json"):
         if call in source:
             problems.append("calls %s itself" % call)
@@ -103,9 +103,9 @@ def helper():
 
 class M(OpenStackModule):
     argument_spec = {}
-    resource_change = object
+    job = object
 
-    def run(self):
+    def context(self):
         a = 1
         b = 2
         c = 3
@@ -115,6 +115,9 @@ class M(OpenStackModule):
         g = 7
         h = 8
         self.ansible.exit_json(changed=a + h)
+
+    def run(self):
+        pass
 
     def create(self):
         pass
@@ -126,13 +129,13 @@ def main():
     problems = shape_problems(source)
     assert any("POLL = 1 at the top level" in p for p in problems), problems
     assert any("def helper" in p for p in problems), problems
-    assert any("run() has 9 lines" in p for p in problems), problems
+    assert any("context() has 9 lines" in p for p in problems), problems
+    assert any("def run" in p for p in problems), problems
     assert any("def create" in p for p in problems), problems
     assert "calls exit_json itself" in problems
     assert "lists the fragment multiattach.cloud.openstack, which is no module kind" in problems
     assert ("lists 2 module kinds (multiattach.cloud.openstack.INFO, "
             "multiattach.cloud.attributes), not one") in problems
-    assert "M has both run() and resource_change: keep one" in problems
 
 
 def test_the_shape_check_finds_a_module_class_with_nothing_to_run():
@@ -144,4 +147,4 @@ DOCUMENTATION = "extends_documentation_fragment: [multiattach.cloud.openstack.CH
 class M(OpenStackModule):
     argument_spec = {}
 ''')
-    assert problems == ["M has neither run() nor resource_change"]
+    assert problems == ["M names no job"]

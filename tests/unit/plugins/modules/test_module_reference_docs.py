@@ -7,8 +7,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from local_cloud import paths
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = paths.ROOT
 BIN = Path(sys.executable).parent
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachments, volumes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachment_worker as attachments, volumes
 
 
 class Response:
