@@ -42,51 +42,22 @@ export OS_CLIENT_CONFIG_FILE := $(LOCAL_CLOUD_STATE)/clouds.yaml
 export PATH := $(VENV)/bin:$(PATH)
 
 LOCAL_INVENTORY := tools/local_cloud/inventory/hosts.yml
-PROCS := $(PYTHON) tools/local_cloud/procs.py --run-dir $(LOCAL_CLOUD_STATE)/run
+# The lab's package local_cloud, one module run as a program (tools/lab).
+LAB := tools/lab --python
+PROCS := $(LAB) $(PYTHON) procs --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
 	faults cloud-suites integration-full molecule molecule-libvirt-disk bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
 
-help:
-	@echo "The main job and every test:"
-	@echo "  make demo                    local cloud up, the collection's playbooks run against it"
-	@echo "  make test                    unit sanity lint, integration integration-oldest-sdk and"
-	@echo "                               reliability at once (cloud-suites), faults, integration-full,"
-	@echo "                               molecule for OCFS2 then GFS2 (CI runs it)"
-	@echo "Each part of make test alone (those that need the local cloud start it and stop it"
-	@echo "again, or use it as it is when it is up):"
-	@echo "  make unit                    pytest tests/unit"
-	@echo "  make sanity                  ansible-test sanity, without Docker"
-	@echo "  make lint                    ansible-lint, production profile"
-	@echo "  make integration             the modules, roles and playbooks against the local cloud"
-	@echo "  make integration-oldest-sdk  the module tests with openstacksdk 4.14.0"
-	@echo "  make reliability             bad input, secrets with -vvv, concurrent runs"
-	@echo "  make cloud-suites            the three above at once, then their serial tests alone"
-	@echo "  make faults                  cinder-volume, nova-compute, RabbitMQ, the controller"
-	@echo "                               killed while the modules work (slow)"
-	@echo "  make integration-full        the full profile: Nova's libvirt guests share an RBD volume;"
-	@echo "                               restarts the cloud in it"
-	@echo "  make molecule                two Nova guests (full profile) share one RBD volume with"
-	@echo "                               OCFS2 (MOLECULE_FS=gfs2 for GFS2)"
-	@echo "  make molecule-libvirt-disk   the same on one raw file given to two libvirt guests"
-	@echo "                               (by hand, not in make test; the cloud must be down)"
-	@echo "The local cloud:"
-	@echo "  make cloud-up                start it, multiattach switched by the cinder_multiattach role"
-	@echo "                               (MULTIATTACH=on|off, default on; also switches a running cloud)"
-	@echo "                               CLOUD_PROFILE=full adds Ceph, a Cinder RBD backend and a"
-	@echo "                               libvirt nova-compute (QEMU TCG)"
-	@echo "  make cloud-down              stop every process it started"
-	@echo "  make cloud-status            list its processes"
-	@echo "  make cloud-clean             stop it and delete its state"
-	@echo "Benchmarks, packaging, docs:"
-	@echo "  make bench                   time and count API requests: this collection, openstack.cloud,"
-	@echo "                               the SDK floor, sequential and pipelined"
-	@echo "                               (BENCH_SIZES=2,10,30 BENCH_REPEAT=3 BENCH_TOOLS=abcdef);"
-	@echo "                               report in .cache/bench/report.md"
-	@echo "  make build                   build the collection tarball into .cache/build/"
-	@echo "  make changelog               fold changelogs/fragments/ into CHANGELOG.md (antsibull-changelog)"
-	@echo "  make docs                    regenerate docs/modules/ (antsibull-docs) from the modules' and roles' docs"
+# `make help` prints the lines of this file that start with "##" (headings) and the targets
+# whose line ends in "## what it does", so each is described once, where it is defined.
+help:  ## this list
+	@awk '/^## /{print substr($$0, 4); next} /^[a-z][a-zA-Z0-9%-]*:.*## /{split($$0, d, "## "); \
+		t = $$0; sub(/:.*/, "", t); printf "  make %-26s %s\n", t, d[2]}' $(MAKEFILE_LIST)
+	@echo "make test runs, in this order: $(LOCAL_STEPS); on the default cloud: $(DEFAULT_PROFILE_STEPS);"
+	@echo "  on the full profile: $(FULL_PROFILE_STEPS). Each runs alone as well."
 
+## Installs:
 # --- installs ---------------------------------------------------------------
 
 .stamps/apt: tools/install-apt-packages.sh Makefile
@@ -130,17 +101,18 @@ $(COLLECTION_LINK):
 	mkdir -p $(dir $@)
 	ln -sfn $(ROOT) $@
 
-deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
+deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)  ## the Debian packages and the venvs (each target installs what it needs itself)
 
+## The local cloud:
 # --- the local cloud -----------------------------------------------------------
 
 # The base cloud starts with multiattach off; the switch is the collection's
 # own cinder_multiattach role (tools/local_cloud/multiattach_switch.yml).
 # A cloud that fails to come up is stopped again: nothing is left running.
-cloud-base: deps $(if $(filter full,$(CLOUD_PROFILE)),.stamps/apt-full)
+cloud-base: deps $(if $(filter full,$(CLOUD_PROFILE)),.stamps/apt-full)  ## the local cloud, multiattach still off (as up.yml leaves it)
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml || { $(MAKE) cloud-down; exit 1; }
 
-cloud-up: cloud-base
+cloud-up: cloud-base  ## the local cloud up, multiattach switched by cinder_multiattach (MULTIATTACH=on|off; CLOUD_PROFILE=full adds Ceph, RBD, a libvirt nova-compute)
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/multiattach_switch.yml \
 		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true) \
 		|| { $(MAKE) cloud-down; exit 1; }
@@ -154,43 +126,47 @@ endif
 # detaches their RBD volumes while that backend still runs); then whatever guest and ceph
 # secret is left goes, while libvirtd still answers; then every process, and the guest
 # network's veth pair.
-cloud-down:
+cloud-down:  ## stop every process the local cloud started
 	@if grep -qs '"profile": "full"' $(LOCAL_CLOUD_STATE)/ready.json && $(PROCS) status >/dev/null 2>&1; then \
-		$(CLOUD_VENV)/bin/python tools/local_cloud/forget_compute.py local-admin localcloud-libvirt; fi
+		$(LAB) $(CLOUD_VENV)/bin/python forget_compute local-admin localcloud-libvirt; fi
 	@if [ -e $(LOCAL_CLOUD_STATE)/run/libvirtd.proc.json ]; then \
-		$(VENV)/bin/python tools/local_cloud/libvirt_lab.py clean; fi
+		$(LAB) $(VENV)/bin/python libvirt_lab clean; fi
 	@if [ -d $(LOCAL_CLOUD_STATE)/run ]; then $(PROCS) stop; \
-		$(PYTHON) tools/local_cloud/guest_network.py $(LOCAL_CLOUD_STATE)/run down >/dev/null; fi
+		$(LAB) $(PYTHON) guest_network $(LOCAL_CLOUD_STATE)/run down >/dev/null; fi
 	@rm -f $(LOCAL_CLOUD_STATE)/ready.json
 
-cloud-status:
+cloud-status:  ## list the local cloud's processes
 	@$(PROCS) status
 
-cloud-clean: cloud-down
+cloud-clean: cloud-down  ## stop the local cloud and delete its state
 	rm -rf $(LOCAL_CLOUD_STATE)
 
+## The main job:
 # --- the main job -------------------------------------------------------------
 
-demo: cloud-base
+demo: cloud-base  ## the local cloud up, the collection's playbooks run against it, the result shown
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/demo.yml
 
+## Tests (make test runs the steps listed at the end, each also alone):
 # --- tests --------------------------------------------------------------------
 # pytest exits 5 when it ran no test; make stops on any non-zero exit, so
 # "no tests ran" fails the build instead of passing silently.
 
 # The cloud goes up once for the four steps of the default profile, once more in the full
 # profile for integration-full and molecule; each step also runs alone (tools/with-cloud.sh).
-test: deps
-	$(MAKE) unit sanity lint
+# The parts of make test, written once: the recipe runs them and `make help` lists them.
+LOCAL_STEPS := unit sanity lint
+DEFAULT_PROFILE_STEPS := cloud-suites faults
+FULL_PROFILE_STEPS := integration-full molecule-ocfs2 molecule-gfs2
+test: deps  ## every test (CI runs it); the steps are listed below
+	$(MAKE) $(LOCAL_STEPS)
 	$(MAKE) cloud-up
-	$(MAKE) cloud-suites faults || { $(MAKE) cloud-down; exit 1; }
+	$(MAKE) $(DEFAULT_PROFILE_STEPS) || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) integration-full || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) molecule MOLECULE_FS=ocfs2 || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) molecule MOLECULE_FS=gfs2 || { $(MAKE) cloud-down; exit 1; }
+	for step in $(FULL_PROFILE_STEPS); do $(MAKE) $$step || { $(MAKE) cloud-down; exit 1; }; done
 	$(MAKE) cloud-down
 
-unit: deps
+unit: deps  ## pytest tests/unit
 	$(VENV)/bin/pytest tests/unit
 
 $(GET_PIP_STANDIN): tools/ansible_test_get_pip.py
@@ -199,20 +175,20 @@ $(GET_PIP_STANDIN): tools/ansible_test_get_pip.py
 
 # ansible-test wants the collection under ansible_collections/NS/NAME and reads
 # the real path, so it gets a copy of the files git tracks or would track.
-sanity: deps $(GET_PIP_STANDIN)
+sanity: deps $(GET_PIP_STANDIN)  ## ansible-test sanity, without Docker
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -z --cached --others --exclude-standard | \
 		tar --null -T - --ignore-failed-read -cf - | tar -C $(SANITY_TREE) -xf -
 	cd $(SANITY_TREE) && git init -q && git add -A && \
 		$(VENV)/bin/ansible-test sanity --local --python 3.11 --color no
 
-lint: deps
+lint: deps  ## ansible-lint (production profile) and antsibull-changelog lint
 	$(VENV)/bin/ansible-lint --profile production
 	$(VENV)/bin/antsibull-changelog lint
 
 # Fold changelogs/fragments/ into the release of galaxy.yml's version (0.1.0 is still open:
 # --update-existing adds to it) and write CHANGELOG.md.
-changelog: deps
+changelog: deps  ## fold changelogs/fragments/ into CHANGELOG.md
 	PATH=$(VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(ROOT)/.collections \
 		$(VENV)/bin/antsibull-changelog release --update-existing --reload-plugins \
 		--version $$(sed -n 's/^version: *//p' galaxy.yml)
@@ -222,47 +198,50 @@ WITH_CLOUD := tools/with-cloud.sh
 # SUITE_MARK: a pytest -m expression for the three suites below (cloud-suites sets it; empty
 # runs every test).
 SUITE_MARK ?=
-integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
+integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## the modules, roles and playbooks against the local cloud
 	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" tests/integration
 
 # The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
 MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_volume.py \
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
 	tests/integration/test_preflight.py
-integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed
+integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed  ## the module tests with openstacksdk 4.14.0
 	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)
 
 # Bad input, secrets, concurrency.
 FAULT_TESTS := tests/reliability/test_faults.py
-reliability: deps
+reliability: deps  ## bad input, secrets (-vvv, property-based), concurrency
 	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" tests/reliability --ignore=$(FAULT_TESTS)
 
 # make test's way to run the three suites above: at once (they mostly wait on the cloud's
 # API), then their tests marked serial (they count the requests the whole cloud serves, list
 # all of it or switch its policy) alone, one suite after another. Logs in .cache/suites.
 CLOUD_SUITES := integration integration-oldest-sdk reliability
-cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)
+cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## integration, integration-oldest-sdk and reliability at once, then their serial tests
 	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites \
 		--at-once $(foreach suite,$(CLOUD_SUITES),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'") \
 		--then $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
 
 # Services killed and restarted under the modules (RPC timeouts make them slow; last,
 # they shake the cloud).
-faults: deps
+faults: deps  ## cinder-volume, nova-compute, RabbitMQ, the controller killed while the modules work
 	$(WITH_CLOUD) $(VENV)/bin/pytest $(FAULT_TESTS)
 
 # The local cloud's full profile (a one-node Ceph, Cinder's RBD backend, a libvirt
 # nova-compute): a cloud up in the default profile is restarted in it (state kept) and
 # stopped afterwards.
-integration-full: deps .stamps/apt-full
+integration-full: deps .stamps/apt-full  ## the full profile: Nova's libvirt guests share an RBD volume
 	LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) $(VENV)/bin/pytest tests/full
+
+molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gfs2)
+	$(MAKE) molecule MOLECULE_FS=$*
 
 # Two Nova guests of the full profile share one RBD multiattach volume with a cluster
 # filesystem (molecule/shared_disk): a cloud up in the full profile is used as it is (make
 # test keeps it up after integration-full), otherwise started and stopped again. molecule
 # destroys its guests and volume also when a step fails. MOLECULE_FS=gfs2 runs GFS2.
 MOLECULE_FS ?= ocfs2
-molecule: deps .stamps/apt-full
+molecule: deps .stamps/apt-full  ## two Nova guests (full profile) share one RBD volume with OCFS2 (MOLECULE_FS=gfs2 for GFS2)
 	mkdir -p .cache/molecule
 	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) \
 		$(VENV)/bin/python tools/molecule_phases.py \
@@ -271,7 +250,7 @@ molecule: deps .stamps/apt-full
 
 # The same on two libvirt guests given one raw file directly (libvirt_shareable_disk, no
 # cloud), by hand: it starts libvirt daemons of its own, so the local cloud must be down.
-molecule-libvirt-disk: deps
+molecule-libvirt-disk: deps  ## the same on one raw file given to two libvirt guests (by hand; the cloud must be down)
 	mkdir -p .cache/molecule
 	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py \
 		--json .cache/molecule/phases-libvirt-disk-$(MOLECULE_FS).json -- \
@@ -281,7 +260,7 @@ molecule-libvirt-disk: deps
 BENCH_SIZES ?= 2,10,30
 BENCH_REPEAT ?= 3
 BENCH_TOOLS ?= abcdef
-bench: deps $(OPENSTACK_CLOUD)
+bench: deps $(OPENSTACK_CLOUD)  ## time and count API requests (BENCH_SIZES, BENCH_REPEAT, BENCH_TOOLS); .cache/bench/report.md
 	mkdir -p .cache/bench
 	PYTHONPATH=$(ROOT)/.collections:$(ROOT)/tools:$(ROOT)/tests \
 		$(WITH_CLOUD) $(VENV)/bin/python tests/bench/attach_bench.py --sizes $(BENCH_SIZES) \
@@ -290,18 +269,19 @@ bench: deps $(OPENSTACK_CLOUD)
 		> .cache/bench/vm.md
 	cat .cache/bench/attach.md .cache/bench/vm.md | tee .cache/bench/report.md
 
+## Packaging and docs:
 # --- packaging and docs -------------------------------------------------------
 
 # The reference of the modules and roles, by antsibull-docs from the installed collection
 # (.collections links this checkout); a unit test fails when it is out of date.
-docs: deps
+docs: deps  ## regenerate docs/modules/ (antsibull-docs)
 	mkdir -p docs/modules
 	PATH=$(VENV)/bin:$$PATH ANSIBLE_COLLECTIONS_PATH=$(ROOT)/.collections \
 		$(VENV)/bin/antsibull-docs collection --use-current --squash-hierarchy --fail-on-error \
 		--output-format simplified-rst --cleanup everything --dest-dir docs/modules multiattach.cloud
 
-build: deps
+build: deps  ## build the collection tarball into .cache/build/
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/.cache/build
 
-clean: cloud-down
+clean: cloud-down  ## stop the local cloud, delete the caches
 	rm -rf .cache .collections tests/output

@@ -17,7 +17,6 @@ Slow (RPC timeouts): the last step of `make integration`, or alone with `make re
 """
 import datetime
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -33,7 +32,7 @@ from local_cloud import paths
 from local_cloud import procs
 
 RUN_DIR = paths.run_dir()
-PROCS = [sys.executable, str(paths.PROCS), "--run-dir", str(RUN_DIR)]
+PROCS = [str(paths.LAB), "--python", sys.executable, "procs", "--run-dir", str(RUN_DIR)]
 MODULE_TIMEOUT = 40
 SETTLE_TIMEOUT = 240
 TRANSITIONS = ("reserved", "attaching", "detaching")

@@ -10,7 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools" / "local_cloud"
 INVENTORY = TOOLS / "inventory" / "hosts.yml"
-PROCS = TOOLS / "procs.py"
+# Runs a module of this package as a program: [LAB, "--python", PYTHON, MODULE, ARG...].
+LAB = ROOT / "tools" / "lab"
 # The guest image and its SSH key, built by the VM scenario's build-image.sh; the full profile
 # uploads it to Glance (inventory/group_vars/all.yml names the same directory).
 GUEST_IMAGE_DIR = ROOT / ".cache" / "vm-lab"

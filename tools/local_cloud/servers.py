@@ -13,7 +13,7 @@ import sys
 
 import openstack
 
-from multiattach_probe import POLL_SECONDS, SERVER_FLAVOR, SERVER_IMAGE
+from local_cloud.multiattach_probe import POLL_SECONDS, SERVER_FLAVOR, SERVER_IMAGE
 
 TIMEOUT = 180
 

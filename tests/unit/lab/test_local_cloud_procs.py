@@ -5,15 +5,15 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from local_cloud import paths
 
-PROCS = Path(__file__).resolve().parents[2] / "tools" / "local_cloud" / "procs.py"
+PROCS = [str(paths.LAB), "--python", sys.executable, "procs"]
 
 
 def procs(run_dir, *args):
-    return subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), *args],
+    return subprocess.run([*PROCS, "--run-dir", str(run_dir), *args],
                           capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -141,11 +141,11 @@ def test_start_all_starts_each_once_and_reports_one_that_exits_at_once(run_dir):
     daemons = [{"name": "one", "log": str(run_dir / "one.log"), "argv": ["sleep", "60"]},
                {"name": "two", "argv": ["sleep", "60"]},
                {"name": "broken", "log": str(run_dir / "b.log"), "argv": ["false"]}]
-    first = subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), "start-all",
+    first = subprocess.run([*PROCS, "--run-dir", str(run_dir), "start-all",
                             "--log-dir", str(run_dir)],
                            input=json.dumps(daemons), capture_output=True, text=True, timeout=60,
                            check=False)
-    again = subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), "start-all"],
+    again = subprocess.run([*PROCS, "--run-dir", str(run_dir), "start-all"],
                            input=json.dumps(daemons[:1]), capture_output=True, text=True,
                            timeout=60, check=False)
 
@@ -160,7 +160,7 @@ def test_start_all_starts_each_once_and_reports_one_that_exits_at_once(run_dir):
 
 
 def test_start_all_refuses_input_that_is_not_a_list_of_daemons(run_dir):
-    result = subprocess.run([sys.executable, str(PROCS), "--run-dir", str(run_dir), "start-all"],
+    result = subprocess.run([*PROCS, "--run-dir", str(run_dir), "start-all"],
                             input='[{"name": "x"}]', capture_output=True, text=True, timeout=60,
                             check=False)
     assert result.returncode == 2 and "JSON list of {name, argv, log}" in result.stderr

@@ -3,13 +3,13 @@ import json
 import stat
 import subprocess
 import sys
-from pathlib import Path
+from local_cloud import paths
 
-WRITE_FILES = Path(__file__).resolve().parents[2] / "tools" / "local_cloud" / "write_files.py"
+WRITE_FILES = [str(paths.LAB), "--python", sys.executable, "write_files"]
 
 
 def write(spec):
-    completed = subprocess.run([sys.executable, str(WRITE_FILES)], input=json.dumps(spec),
+    completed = subprocess.run(WRITE_FILES, input=json.dumps(spec),
                                capture_output=True, text=True, timeout=60, check=False)
     return completed.returncode, (json.loads(completed.stdout) if completed.returncode == 0
                                   else completed.stderr)

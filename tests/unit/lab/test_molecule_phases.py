@@ -1,6 +1,7 @@
 """tools/molecule_phases.py finds molecule's phases, also task headers molecule wrapped."""
 
 import molecule_phases
+from local_cloud import paths
 
 WRAPPED_OUTPUT = [
     "INFO     shared_disk \u279c create: Executing\n",
@@ -36,10 +37,9 @@ def test_phases_last_until_the_next_action_and_marked_tasks_until_the_next_task(
 
 def test_every_marked_task_is_a_task_of_a_molecule_scenario():
     """A renamed task would silently drop its phase from the figures."""
-    import pathlib
     import yaml
 
-    root = pathlib.Path(__file__).resolve().parents[2] / "molecule"
+    root = paths.ROOT / "molecule"
     names = set()
 
     def collect(node):

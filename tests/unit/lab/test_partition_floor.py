@@ -3,11 +3,11 @@ import argparse
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from local_cloud import paths
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "partition_floor.py"
+TOOL = paths.ROOT / "tools" / "partition_floor.py"
 spec = importlib.util.spec_from_file_location("partition_floor", TOOL)
 partition_floor = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(partition_floor)

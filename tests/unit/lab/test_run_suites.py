@@ -1,9 +1,9 @@
 """tools/run_suites.py: suites at once, then in turn; any failure (pytest's 5 too) fails the run."""
 import subprocess
 import sys
-from pathlib import Path
+from local_cloud import paths
 
-RUNNER = Path(__file__).resolve().parents[2] / "tools" / "run_suites.py"
+RUNNER = paths.ROOT / "tools" / "run_suites.py"
 
 
 def run(tmp_path, *args):

@@ -1,12 +1,12 @@
 """clustered_fs's cluster configuration files, rendered as Ansible would: nodes with the IDs the
 plan gives (tasks/plan.yml), listed in the order of their IDs whatever the inventory's order."""
-from pathlib import Path
 
 import jinja2
 import jinja2.nativetypes
 import yaml
+from local_cloud import paths
 
-ROLE = Path(__file__).resolve().parents[2] / "roles" / "clustered_fs"
+ROLE = paths.ROOT / "roles" / "clustered_fs"
 DEFAULTS = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
 
 
