@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Compare what is with what is wanted; the result drives action, check mode and diff."""
+"""Compare what is with what is wanted: the fields, keys and members a plan changes."""
 
 from __future__ import annotations
 
@@ -27,7 +27,3 @@ def set_changes(current, desired):
     current, desired = set(current), set(desired)
     return sorted(desired - current), sorted(current - desired)
 
-
-def diff(before, after):
-    """An Ansible diff; absent resources are empty dicts."""
-    return {"before": before or {}, "after": after or {}}

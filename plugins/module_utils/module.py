@@ -1,14 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The base of every module of the collection: options, one failure path, the result.
+"""The base of every module of the collection: options, one entry, one failure path.
 
 A module is a subclass with `argument_spec`, `module_kwargs` (AnsibleModule's other
-arguments; every module supports check mode) and a `run()` that returns the result (a
-dict with `changed`, `diff` shown only with --diff, and `warnings` given to Ansible's warn())
-or raises ModuleFailure. Every
-failure ends as a message: ModuleFailure with its own words, an error the subclass's
-`describe()` knows in one sentence, anything else with its traceback kept for -vvv.
+arguments; every module supports check mode) and `job`: the Change or Reading
+(module_utils/change.py) that does its work, built with what `context()` gives (a
+connection, run_command) and the module's own options as keyword arguments, then run. Its
+result is a dict with `changed`, `diff` (shown only with --diff) and `warnings` (given to
+Ansible's warn()). Every failure ends as a message: ModuleFailure with its own words, an
+error the subclass's `describe()` knows in one sentence, anything else with its traceback
+kept for -vvv.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class CollectionModule:
     module_kwargs = {}
     # Options whose secret-looking values and URL passwords are masked everywhere.
     masked_options = ()
+    # The Change or Reading class that does the module's work.
+    job = None
 
     def __init__(self):
         self.ansible = SecretMaskingModule(argument_spec=self.full_argument_spec(),
@@ -58,8 +62,17 @@ class CollectionModule:
         """One sentence for an error that needs no traceback; None for any other."""
         return None
 
+    def context(self):
+        """What the job works through, its first argument: the module's run_command here (a
+        module on the host); an OpenStack or libvirt module gives its connection."""
+        return self.ansible.run_command
+
+    def options(self):
+        """The job's keyword arguments: the module's own options."""
+        return {name: self.params[name] for name in self.argument_spec}
+
     def run(self):
-        raise NotImplementedError
+        return self.job(self.context(), **self.options()).run(self.check_mode)
 
     def __call__(self):
         try:

@@ -14,6 +14,7 @@ import re
 import shutil
 import stat
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_mounts
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
@@ -154,50 +155,68 @@ def fstab_entry(mount_point, fstab="/etc/fstab"):
     return None
 
 
-def node_report(run, params):
-    filesystem = params["filesystem"]
-    disk = find_disk(params["volume_id"], params["device"])
-    signatures = []
-    if disk["is_block_device"]:
-        signatures = probe_signatures(run, disk["path"])
-    found_type = signature_type(signatures)
-    o2cb = o2cb_nodes(params["cluster_name"]) if filesystem == "ocfs2" else {}
-    services = service_states(run, STACK_SERVICES[filesystem])
-    lockspaces = dlm_lockspaces() if filesystem == "gfs2" else []
-    recorded, highest_id = cluster_records.recorded_nodes(filesystem, params["cluster_name"])
-    mounts, users = device_mounts(disk["path"], params["read_users"]) if disk["is_block_device"] else ([], [])
-    server_uuid, product = cluster_records.server_identity()
-    warnings = []
-    if filesystem == "gfs2" and not params["gfs2_fencing"] and product == "OpenStack Nova":
-        warnings.append(
-            "GFS2 runs WITHOUT FENCING on this Nova server: after a network partition both sides may "
-            "recover each other's journals and corrupt the shared disk. clustered_fs_gfs2_fencing false "
-            "is for labs only; the cloud's compute API is the fence device (roles/clustered_fs/README.md)")
-    return dict(
-        warnings=warnings,
-        changed=False,
-        node_name=os.uname()[1],
-        disk=disk,
-        signatures=signatures,
-        signature_type=found_type,
-        slots=filesystem_slots(run, disk["path"], found_type) if found_type in ("ocfs2", "gfs2") else None,
-        missing_packages=missing_packages(run, params["packages"]),
-        services=services,
-        o2cb_nodes=o2cb,
-        dlm_lockspaces=lockspaces,
-        stack_in_use=bool(o2cb) if filesystem == "ocfs2"
-        else bool(lockspaces) and services["corosync"]["active"],
-        recorded_nodes=recorded,
-        highest_node_id=highest_id,
-        server_uuid=server_uuid,
-        fencing_cloud_present=cluster_records.has_cloud(params["fencing_cloud"]),
-        mounted_by=cluster_records.mounted_by(run, found_type, disk["path"], signatures, recorded)
-        if found_type == filesystem else [],
-        device_mounts=mounts,
-        device_users=users,
-        corosync_authkey_sha256=cluster_records.authkey_digest() if filesystem == "gfs2" else None,
-        self_fencing=cluster_records.self_fencing(params["cluster_name"]) if filesystem == "ocfs2" else {},
-        mount_point_is_dir=os.path.isdir(params["mount_point"]),
-        mounted_type=mounted_type(run, params["mount_point"]),
-        fstab_entry=fstab_entry(params["mount_point"]),
-    )
+class ClusterNodeReading(Reading):
+    """The clustered_fs_info module: everything the clustered_fs role decides on, read at once."""
+
+    def __init__(self, run, *, volume_id, device, filesystem, cluster_name, mount_point, packages,
+                 gfs2_fencing, fencing_cloud, read_users):
+        self.run = run
+        self.volume_id = volume_id
+        self.device = device
+        self.filesystem = filesystem
+        self.cluster_name = cluster_name
+        self.mount_point = mount_point
+        self.packages = packages
+        self.gfs2_fencing = gfs2_fencing
+        self.fencing_cloud = fencing_cloud
+        self.read_users = read_users
+
+    def read(self, check_mode):
+        disk = find_disk(self.volume_id, self.device)
+        signatures = probe_signatures(self.run, disk["path"]) if disk["is_block_device"] else []
+        found_type = signature_type(signatures)
+        recorded, highest_id = cluster_records.recorded_nodes(self.filesystem, self.cluster_name)
+        mounts, users = device_mounts(disk["path"], self.read_users) if disk["is_block_device"] else ([], [])
+        return dict(
+            self.read_stack(),
+            node_name=os.uname()[1],
+            disk=disk,
+            signatures=signatures,
+            signature_type=found_type,
+            slots=filesystem_slots(self.run, disk["path"], found_type) if found_type in ("ocfs2", "gfs2") else None,
+            missing_packages=missing_packages(self.run, self.packages),
+            recorded_nodes=recorded,
+            highest_node_id=highest_id,
+            mounted_by=cluster_records.mounted_by(self.run, found_type, disk["path"], signatures, recorded)
+            if found_type == self.filesystem else [],
+            device_mounts=mounts,
+            device_users=users,
+            mount_point_is_dir=os.path.isdir(self.mount_point),
+            mounted_type=mounted_type(self.run, self.mount_point),
+            fstab_entry=fstab_entry(self.mount_point),
+        )
+
+    def read_stack(self):
+        """The cluster stack: its services, its members as it runs, fencing and authentication."""
+        ocfs2 = self.filesystem == "ocfs2"
+        o2cb = o2cb_nodes(self.cluster_name) if ocfs2 else {}
+        services = service_states(self.run, STACK_SERVICES[self.filesystem])
+        lockspaces = [] if ocfs2 else dlm_lockspaces()
+        server_uuid, product = cluster_records.server_identity()
+        warnings = []
+        if not ocfs2 and not self.gfs2_fencing and product == "OpenStack Nova":
+            warnings.append(
+                "GFS2 runs WITHOUT FENCING on this Nova server: after a network partition both sides may "
+                "recover each other's journals and corrupt the shared disk. clustered_fs_gfs2_fencing false "
+                "is for labs only; the cloud's compute API is the fence device (roles/clustered_fs/README.md)")
+        return dict(
+            warnings=warnings,
+            services=services,
+            o2cb_nodes=o2cb,
+            dlm_lockspaces=lockspaces,
+            stack_in_use=bool(o2cb) if ocfs2 else bool(lockspaces) and services["corosync"]["active"],
+            server_uuid=server_uuid,
+            fencing_cloud_present=cluster_records.has_cloud(self.fencing_cloud),
+            corosync_authkey_sha256=None if ocfs2 else cluster_records.authkey_digest(),
+            self_fencing=cluster_records.self_fencing(self.cluster_name) if ocfs2 else {},
+        )

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 
 from ansible.module_utils.common.text.converters import to_native
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import (
     MASK, is_secret_name, mask_url_passwords, masked_value)
@@ -161,9 +161,6 @@ def masked_text(text):
     return "\n".join(masked) + ("\n" if masked else "")
 
 
-NEW_FILE_MODE = "0640"
-
-
 def check_settings(settings):
     for section, options in settings.items():
         if options is not None and not isinstance(options, dict):
@@ -186,58 +183,31 @@ def read_text(path, create):
         raise IniError("cannot read %s: %s" % (path, to_native(error))) from None
 
 
-def replace_text(module, path, text):
-    """Write TEXT over the existing file PATH; it keeps its mode and owner."""
-    temporary = os.path.join(module.tmpdir, "ini_settings.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    module.atomic_move(temporary, path, unsafe_writes=module.params["unsafe_writes"])
+class IniSettingsChange(Change):
+    """The ini_settings module: set options in an INI file, as oslo.config reads it, created
+    when missing and allowed; the text before and after, masked, as the diff."""
 
+    def __init__(self, files, *, path, settings, create):
+        check_settings(settings)
+        self.files = files
+        self.path = path
+        self.settings = settings
+        self.create = create
 
-def create_file(module, path, text):
-    """Create PATH holding TEXT with its final mode, owner and group from the start.
+    def read(self):
+        return read_text(self.path, self.create)
 
-    The file is written under a private name (mode 0600) in the same directory,
-    given its attributes, then renamed into place: at no moment does PATH exist
-    with a wider mode than asked (atomic_move would create it 0644 first).
-    """
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        raise IniError("the directory of %s does not exist; create it first" % path)
-    descriptor, temporary = tempfile.mkstemp(prefix=".ini_settings.", dir=directory)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        file_args = module.load_file_common_arguments(module.params, path=temporary)
-        if file_args["mode"] is None:
-            file_args["mode"] = NEW_FILE_MODE
-        module.set_fs_attributes_if_different(file_args, True)
-        os.rename(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def settle_ini_file(module):
-    """Set module.params' settings in its INI file (created when missing and allowed);
-    the module's result, with the text before and after, masked, as its diff."""
-    params = module.params
-    path = params["path"]
-    check_settings(params["settings"])
-    before = read_text(path, params["create"])
-    after, changes = apply_settings(before or "", params["settings"])
-    created = before is None
-    changed = bool(changes) or created
-    if created:
-        if not module.check_mode:
-            create_file(module, path, after)
-    else:
-        if changes and not module.check_mode:
-            replace_text(module, path, after)
-        # In check mode Ansible reports an owner or mode change without making it.
-        changed = module.set_fs_attributes_if_different(
-            module.load_file_common_arguments(params), changed)
-    return dict(changed=changed, changes=changes, path=path,
-                diff=dict(before=masked_text(before or ""), after=masked_text(after),
-                          before_header=path, after_header=path))
+    def plan(self, current):
+        after, changes = apply_settings(current or "", self.settings)
+        steps = []
+        if current is None:
+            steps.append(Step("create %s" % self.path, lambda: self.files.create(self.path, after)))
+        else:
+            if changes:
+                steps.append(Step("write %d option(s) into %s" % (len(changes), self.path),
+                                  lambda: self.files.replace(self.path, after)))
+            if self.files.attributes_differ(self.path):
+                steps.append(Step("set the owner, group or mode of %s" % self.path,
+                                  lambda: self.files.set_attributes(self.path)))
+        return Plan(masked_text(current or ""), masked_text(after), steps,
+                    result=dict(changes=changes, path=self.path), header=self.path)

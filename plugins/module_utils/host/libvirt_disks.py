@@ -16,6 +16,7 @@ import stat
 import time
 from xml.etree import ElementTree
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import libvirt
 
@@ -155,12 +156,12 @@ def lookup_domain(conn, name):
                     % (name, ", ".join(sorted(d.name() for d in conn.listAllDomains())) or "none"))
 
 
-def domain_views(domain, params):
+def domain_views(domain, live, config):
     """{scope: domain XML} for the scopes this task may change: live, config."""
     views = {}
-    if params["live"] and domain.isActive():
+    if live and domain.isActive():
         views["live"] = domain.XMLDesc(0)
-    if params["config"] and domain.isPersistent():
+    if config and domain.isPersistent():
         views["config"] = domain.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE)
     if not views:
         raise DiskError("nothing to change on domain %s: it is %s and not %s; set live or config"
@@ -178,27 +179,27 @@ def scope_flags(scopes):
     return flags
 
 
-def plan_attach(views, params, wanted_xml):
+def plan_attach(views, source, target, bus):
     """Scopes that lack the disk; fails on a disk attached differently or a busy target."""
-    wanted = {"target": params["target"], "bus": params["bus"], "format": "raw",
+    wanted = {"target": target, "bus": bus, "format": "raw",
               "cache": "none", "shareable": True, "readonly": False}
     missing = []
     for scope, xml in views.items():
-        found = find_disk(xml, params["source"])
+        found = find_disk(xml, source)
         if found is not None:
             problems = differences(describe(found), wanted)
             if problems:
                 raise DiskError(
                     "%s is already attached to the %s domain differently (%s): %s. Detach it with "
                     "state=absent, then attach it again"
-                    % (params["source"], scope, "; ".join(problems), element_text(found)))
+                    % (source, scope, "; ".join(problems), element_text(found)))
             continue
-        busy = disk_on_target(xml, params["target"])
+        busy = disk_on_target(xml, target)
         if busy is not None:
             raise DiskError("target %s of the %s domain already holds another disk: %s. Choose "
-                            "another target" % (params["target"], scope, element_text(busy)))
+                            "another target" % (target, scope, element_text(busy)))
         missing.append(scope)
-    return missing, wanted_xml
+    return missing
 
 
 def wait_until_released(domain, source, timeout):
@@ -212,50 +213,85 @@ def wait_until_released(domain, source, timeout):
         time.sleep(RELEASE_POLL_SECONDS)
 
 
-def check_disk_options(params):
-    """Refuse what no domain could take, before libvirt is asked anything."""
-    if params["timeout"] < 1:
-        raise DiskError("timeout must be at least 1 (seconds), not %d" % params["timeout"])
-    if params["state"] == "present":
-        if not params["target"]:
-            raise DiskError("target is needed to attach a disk, for example target: vdb")
-        refuse_unshareable_format(params["source"], params["format"])
+class ShareableDiskChange(Change):
+    """The libvirt_shareable_disk module: attach (state=present) or detach the shareable disk
+    in the scopes asked for, the disk's XML before and after as the diff."""
 
+    def __init__(self, open_libvirt, *, domain, source, target, bus, format, state, live, config,
+                 timeout):  # pylint: disable=redefined-builtin
+        # What no domain could take is refused before libvirt is asked anything.
+        if timeout < 1:
+            raise DiskError("timeout must be at least 1 (seconds), not %d" % timeout)
+        if state == "present":
+            if not target:
+                raise DiskError("target is needed to attach a disk, for example target: vdb")
+            refuse_unshareable_format(source, format)
+        self.open_libvirt = open_libvirt
+        self.domain_name = domain
+        self.source = source
+        self.target = target
+        self.bus = bus
+        self.state = state
+        self.live = live
+        self.config = config
+        self.timeout = timeout
+        self.conn = None
 
-def converge_disk(conn, params, check_mode):
-    """Attach (state=present) or detach the shareable disk in the scopes asked for; the
-    module's result, with the disk's XML before and after as its diff."""
-    domain = lookup_domain(conn, params["domain"])
-    views = domain_views(domain, params)
-    source = params["source"]
-    if params["state"] == "present":
-        wanted_xml = disk_xml(source, source_kind(source), params["target"], params["bus"])
-        before = {scope: element_text(find_disk(xml, source)) for scope, xml in views.items()}
-        missing, wanted_xml = plan_attach(views, params, wanted_xml)
-        if missing and not check_mode:
-            domain.attachDeviceFlags(wanted_xml, scope_flags(missing))
-        after_views = domain_views(domain, params) if not check_mode else views
-        found = (find_disk(xml, source) for xml in after_views.values())
+    def run(self, check_mode):
+        # Check mode only reads: its connection is read-only.
+        self.conn = self.open_libvirt(read_only=check_mode)
+        try:
+            return super().run(check_mode)
+        finally:
+            self.conn.close()
+
+    def read(self):
+        domain = lookup_domain(self.conn, self.domain_name)
+        return domain, domain_views(domain, self.live, self.config)
+
+    def plan(self, current):
+        domain, views = current
+        if self.state == "present":
+            return self.plan_attach(domain, views)
+        present = {scope: find_disk(xml, self.source) for scope, xml in views.items()}
+        present = {scope: disk for scope, disk in present.items() if disk is not None}
+        found = next(iter(present.values()), None)
+        steps = [Step("detach %s from %s" % (self.source, ", ".join(sorted(present))),
+                      lambda: self.detach(domain, found, present))] if present else []
+        return Plan(element_text(found), "", steps,
+                    result=dict(scopes=sorted(present),
+                                disk=describe(found) if found is not None else None))
+
+    def plan_attach(self, domain, views):
+        wanted_xml = disk_xml(self.source, source_kind(self.source), self.target, self.bus)
+        before = {scope: element_text(find_disk(xml, self.source)) for scope, xml in views.items()}
+        missing = plan_attach(views, self.source, self.target, self.bus)
+        steps = [Step("attach %s to %s" % (self.source, ", ".join(missing)),
+                      lambda: self.attach(domain, wanted_xml, missing))] if missing else []
+        disk, after = self.attached(views, wanted_xml)
+        return Plan(next((text for text in before.values() if text), ""), after, steps,
+                    result=dict(scopes=missing, disk=disk))
+
+    def attached(self, views, wanted_xml):
+        """(the disk as described, its XML) in VIEWS, or as it would be attached."""
+        found = (find_disk(xml, self.source) for xml in views.values())
         attached = next((disk for disk in found if disk is not None), None)
-        disk = describe(attached if attached is not None else ElementTree.fromstring(wanted_xml))
-        before_text = next((text for text in before.values() if text), "")
-        after_text = element_text(attached) if attached is not None else wanted_xml
-        return dict(changed=bool(missing), scopes=missing, disk=disk,
-                    diff=dict(before=before_text, after=after_text))
-    present = {scope: find_disk(xml, source) for scope, xml in views.items()}
-    present = {scope: disk for scope, disk in present.items() if disk is not None}
-    found = next(iter(present.values()), None)
-    if present and not check_mode:
+        return (describe(attached if attached is not None else ElementTree.fromstring(wanted_xml)),
+                element_text(attached) if attached is not None else wanted_xml)
+
+    def attach(self, domain, wanted_xml, missing):
+        domain.attachDeviceFlags(wanted_xml, scope_flags(missing))
+        disk, text = self.attached(domain_views(domain, self.live, self.config), wanted_xml)
+        return dict(disk=disk, diff_after=text)
+
+    def detach(self, domain, found, present):
         domain.detachDeviceFlags(element_text(found), scope_flags(present))
         if "live" in present:
             try:
-                wait_until_released(domain, source, params["timeout"])
+                wait_until_released(domain, self.source, self.timeout)
             except DiskError as error:
                 done = sorted(set(present) - {"live"})
                 raise PartlyChanged(
                     "%s%s" % (error, "; the persistent definition no longer has the disk, so "
                                      "it is gone after the next restart of the domain"
                               if done else ""), changed=bool(done), scopes=done) from None
-    return dict(changed=bool(present), scopes=sorted(present),
-                disk=describe(found) if found is not None else None,
-                diff=dict(before=element_text(found), after=""))

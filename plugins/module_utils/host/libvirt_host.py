@@ -11,6 +11,7 @@ import os
 import traceback
 from xml.etree import ElementTree
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text, version_tuple
 
@@ -204,42 +205,47 @@ def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, m
     return problems
 
 
-def read_libvirt(uri):
-    conn = open_libvirt(uri)
-    try:
-        return libvirt_versions(conn) + (security_models(conn),)
-    finally:
-        conn.close()
+class LibvirtHostReading(Reading):
+    """The libvirt_host_info module. The O_DIRECT probe writes (and removes) a file of its own
+    only outside check mode; in check mode it reads one."""
 
+    def __init__(self, open_libvirt_read_only, *, instances_path, probe_o_direct,
+                 min_libvirt_version, min_qemu_version, fail_when_unsupported):
+        try:
+            self.min_libvirt = parse_version(min_libvirt_version)
+            self.min_qemu = parse_version(min_qemu_version)
+        except ValueError as error:
+            raise HostCheckError("min_libvirt_version/min_qemu_version: %s" % error) from None
+        self.open_libvirt = open_libvirt_read_only
+        self.instances_path = instances_path
+        self.probe_o_direct = probe_o_direct
+        self.fail_when_unsupported = fail_when_unsupported
 
-def host_report(params, may_write):
-    """What libvirt_host_info returns for its options. The O_DIRECT probe writes (and
-    removes) a file of its own only when MAY_WRITE (not in check mode); else it reads one."""
-    try:
-        min_libvirt = parse_version(params["min_libvirt_version"])
-        min_qemu = parse_version(params["min_qemu_version"])
-    except ValueError as error:
-        raise HostCheckError("min_libvirt_version/min_qemu_version: %s" % error) from None
-    if params["probe_o_direct"]:
-        direct_ok, direct_detail = direct_io_supported(params["instances_path"],
-                                                       write=may_write)
-    else:
-        direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
-    found_libvirt, hypervisor, found_hypervisor, models = read_libvirt(params["uri"])
-    problems = version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt,
-                                min_qemu)
-    if direct_ok is False:
-        problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
-                                        "(ext4, xfs)")
-    selinux, apparmor = selinux_state(), apparmor_state()
-    report = dict(
-        changed=False, supported=not problems, problems=problems,
-        libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
-        hypervisor_version=version_text(found_hypervisor),
-        o_direct=dict(supported=direct_ok, detail=direct_detail),
-        selinux=selinux, apparmor=apparmor, security_models=models,
-        isolation=isolation_note(models, selinux, apparmor))
-    if problems and params["fail_when_unsupported"]:
-        raise ModuleFailure("this host cannot give guests a shareable disk: %s"
-                            % "; ".join(problems), **report)
-    return report
+    def read(self, check_mode):
+        if self.probe_o_direct:
+            direct_ok, direct_detail = direct_io_supported(self.instances_path, write=not check_mode)
+        else:
+            direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
+        conn = self.open_libvirt()
+        try:
+            found_libvirt, hypervisor, found_hypervisor = libvirt_versions(conn)
+            models = security_models(conn)
+        finally:
+            conn.close()
+        problems = version_problems(found_libvirt, hypervisor, found_hypervisor, self.min_libvirt,
+                                    self.min_qemu)
+        if direct_ok is False:
+            problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
+                                            "(ext4, xfs)")
+        selinux, apparmor = selinux_state(), apparmor_state()
+        report = dict(
+            supported=not problems, problems=problems,
+            libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
+            hypervisor_version=version_text(found_hypervisor),
+            o_direct=dict(supported=direct_ok, detail=direct_detail),
+            selinux=selinux, apparmor=apparmor, security_models=models,
+            isolation=isolation_note(models, selinux, apparmor))
+        if problems and self.fail_when_unsupported:
+            raise ModuleFailure("this host cannot give guests a shareable disk: %s"
+                                % "; ".join(problems), changed=False, **report)
+        return report

@@ -5,15 +5,20 @@
 
 from __future__ import annotations
 
+import functools
+
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule, require_library
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_host
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import LIBVIRT_IMPORT_ERROR, libvirt, libvirt_error_text
 
 LIBVIRT_ARGUMENT_SPEC = dict(uri=dict(type="str", default="qemu:///system"))
 
 
 class LibvirtModule(CollectionModule):
-    """`run()` talks to libvirt at `self.params["uri"]`; a libvirt error it does not
-    catch ends as `libvirt_failure`, filled with the uri and libvirt's own message."""
+    """The job talks to libvirt at the uri option: it gets what opens the connection (read-only
+    unless it asks otherwise), so it checks its options before libvirt is asked anything. A
+    libvirt error it does not catch ends as `libvirt_failure`, filled with the uri and
+    libvirt's own message."""
 
     libvirt_failure = "libvirt refused: {error}"
 
@@ -25,8 +30,14 @@ class LibvirtModule(CollectionModule):
     def prepare(self):
         require_library("libvirt-python (python3-libvirt)", LIBVIRT_IMPORT_ERROR)
 
+    def context(self):
+        return functools.partial(libvirt_host.open_libvirt, **self.connection())
+
+    def connection(self):
+        """The connection options (LIBVIRT_ARGUMENT_SPEC) as open_libvirt takes them."""
+        return {name: self.params[name] for name in LIBVIRT_ARGUMENT_SPEC}
+
     def describe(self, error):
         if libvirt is not None and isinstance(error, libvirt.libvirtError):
-            return self.libvirt_failure.format(uri=self.params["uri"],
-                                               error=libvirt_error_text(error))
+            return self.libvirt_failure.format(error=libvirt_error_text(error), **self.connection())
         return None

@@ -18,6 +18,7 @@ import select
 import subprocess
 import time
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
     find_disk, probe_signatures, signature_type)
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_mounts
@@ -78,36 +79,56 @@ def run_on_terminal(argv, seconds=MKFS_SECONDS):
     return process.wait(), output, answers
 
 
-def make_filesystem(params, run, check_mode):
-    filesystem = params["filesystem"]
-    disk = find_disk(params["volume_id"], params["device"])
-    if not disk["is_block_device"]:
-        raise ModuleFailure("%s is no block device on this node: attach the shared volume first"
-                            % (disk["path"] or "volume %s" % params["volume_id"]), disk=disk)
-    path = disk["path"]
-    signatures = probe_signatures(run, path)
-    found = signature_type(signatures)
-    if found == filesystem:
-        return dict(changed=False, disk=disk, signature_type=found, command=[], mkfs_output=[])
-    if signatures:
-        raise ModuleFailure(
-            "%s carries %s and is never formatted: this module makes a filesystem only on a disk with no "
-            "signature at all. Point it at the shared volume, or wipe the disk yourself (wipefs) if its "
-            "content is really not needed" % (path, ", ".join(signatures)), disk=disk, signatures=signatures)
-    mounts = device_mounts(path)[0]
-    if mounts:
-        raise ModuleFailure("%s is mounted on this node (%s): it is not formatted" % (
-            path, ", ".join(mount["target"] for mount in mounts)), disk=disk)
-    command = mkfs_command(filesystem, path, params["slots"], params["label"], params["cluster_name"])
-    if check_mode:
-        return dict(changed=True, disk=disk, signature_type=None, command=command, mkfs_output=[])
-    rc, output, answers = run_on_terminal(command)
-    if rc != 0:
-        raise ModuleFailure("%s failed (rc %d; answered %s): %s" % (
-            command[0], rc, ", ".join(answers) or "no question", output.strip()[-600:]),
-            disk=disk, command=command, mkfs_output=output.splitlines())
-    made = signature_type(probe_signatures(run, path))
-    if made != filesystem:
-        raise ModuleFailure("%s ended but %s now carries %s, not %s" % (command[0], path, made or "nothing",
-                                                                        filesystem), disk=disk)
-    return dict(changed=True, disk=disk, signature_type=made, command=command, mkfs_output=output.splitlines())
+class MkfsChange(Change):
+    """The clustered_fs_mkfs module: OCFS2 or GFS2 on a disk with no signature at all, the
+    signature read again right before, mkfs's own check kept."""
+
+    def __init__(self, run, *, volume_id, device, filesystem, cluster_name, slots, label):
+        self.run = run
+        self.volume_id = volume_id
+        self.device = device
+        self.filesystem = filesystem
+        self.cluster_name = cluster_name
+        self.slots = slots
+        self.label = label
+
+    def read(self):
+        disk = find_disk(self.volume_id, self.device)
+        if not disk["is_block_device"]:
+            raise ModuleFailure("%s is no block device on this node: attach the shared volume first"
+                                % (disk["path"] or "volume %s" % self.volume_id), disk=disk)
+        return disk, probe_signatures(self.run, disk["path"])
+
+    def plan(self, current):
+        disk, signatures = current
+        path, found = disk["path"], signature_type(signatures)
+        if found == self.filesystem:
+            return Plan(False, False, result=dict(disk=disk, signature_type=found, command=[],
+                                                  mkfs_output=[]))
+        if signatures:
+            raise ModuleFailure(
+                "%s carries %s and is never formatted: this module makes a filesystem only on a disk "
+                "with no signature at all. Point it at the shared volume, or wipe the disk yourself "
+                "(wipefs) if its content is really not needed" % (path, ", ".join(signatures)),
+                disk=disk, signatures=signatures)
+        mounts = device_mounts(path)[0]
+        if mounts:
+            raise ModuleFailure("%s is mounted on this node (%s): it is not formatted" % (
+                path, ", ".join(mount["target"] for mount in mounts)), disk=disk)
+        command = mkfs_command(self.filesystem, path, self.slots, self.label, self.cluster_name)
+        return Plan(False, False, [Step("make %s on %s" % (self.filesystem, path),
+                                        lambda: self.make(disk, command))],
+                    result=dict(disk=disk, signature_type=None, command=command, mkfs_output=[]))
+
+    def make(self, disk, command):
+        path = disk["path"]
+        rc, output, answers = run_on_terminal(command)
+        if rc != 0:
+            raise ModuleFailure("%s failed (rc %d; answered %s): %s" % (
+                command[0], rc, ", ".join(answers) or "no question", output.strip()[-600:]),
+                disk=disk, command=command, mkfs_output=output.splitlines())
+        made = signature_type(probe_signatures(self.run, path))
+        if made != self.filesystem:
+            raise ModuleFailure("%s ended but %s now carries %s, not %s"
+                                % (command[0], path, made or "nothing", self.filesystem), disk=disk)
+        return dict(signature_type=made, mkfs_output=output.splitlines())

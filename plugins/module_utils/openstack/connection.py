@@ -40,13 +40,14 @@ class ConnectionSettingsError(ValueError):
     """The connection options contradict each other."""
 
 
-def connect_keywords(params):
-    """Keyword arguments of openstack.connect() for the module's options."""
-    cloud = params.get("cloud")
+def connect_keywords(options):
+    """Keyword arguments of openstack.connect() for the connection OPTIONS
+    (CONNECTION_ARGUMENT_SPEC's)."""
+    cloud = options.get("cloud")
     if isinstance(cloud, dict):
         conflicting = [name for name in _CONNECT_KEYWORDS
-                       if name != "interface" and params.get(name) is not None]
-        if params.get("interface", "public") != "public":
+                       if name != "interface" and options.get(name) is not None]
+        if options.get("interface", "public") != "public":
             conflicting.append("interface")
         if conflicting:
             raise ConnectionSettingsError(
@@ -58,13 +59,13 @@ def connect_keywords(params):
         raise ConnectionSettingsError(
             "cloud must be the name of a cloud in clouds.yaml or a dict of connection "
             "settings, not %s" % type(cloud).__name__)
-    keywords = {keyword: params[option] for option, keyword in _CONNECT_KEYWORDS.items()
-                if params.get(option) is not None}
+    keywords = {keyword: options[option] for option, keyword in _CONNECT_KEYWORDS.items()
+                if options.get(option) is not None}
     if cloud:
         keywords["cloud"] = cloud
     return keywords
 
 
-def connect(params):
+def connect(options):
     """An openstacksdk Connection for the module's options (not yet authenticated)."""
-    return openstack.connect(app_name=APP_NAME, **connect_keywords(params))
+    return openstack.connect(app_name=APP_NAME, **connect_keywords(options))

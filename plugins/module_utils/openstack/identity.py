@@ -11,9 +11,8 @@ a run with the same password changes nothing and is never shown.
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import diff
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import ResourceChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, ksa_identity, ksa_session
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 
@@ -46,62 +45,80 @@ def assignments_of(conn, user):
     return sorted(found)
 
 
-class FencingIdentityChange(ResourceChange):
-    """The fencing user toward the module's options: find, compare, act."""
+class FencingIdentityChange(Change):
+    """The fencing user toward the module's options: one role on the project, no other."""
 
-    def result(self):
-        params = self.params
-        domain = _found(self.conn.identity.find_domain, "domain", params["domain"])
-        user = self.conn.identity.find_user(params["name"], ignore_missing=True, domain_id=domain.id)
-        if params["state"] == "absent":
-            return self._absent(user)
-        project = _found(self.conn.identity.find_project, "project", params["project"], domain_id=domain.id)
-        role = _found(self.conn.identity.find_role, "role", params["role"])
+    def __init__(self, conn, *, name, password, project, domain, role, state):
+        self.conn = conn
+        self.name = name
+        self.password = password
+        self.project = project
+        self.domain = domain
+        self.role = role
+        self.state = state
+
+    def read(self):
+        domain = _found(self.conn.identity.find_domain, "domain", self.domain)
+        user = self.conn.identity.find_user(self.name, ignore_missing=True, domain_id=domain.id)
+        return domain, user
+
+    def plan(self, current):
+        domain, user = current
+        if self.state == "absent":
+            return self.plan_absent(user)
+        identity = self.conn.identity
+        project = _found(identity.find_project, "project", self.project, domain_id=domain.id)
+        role = _found(identity.find_role, "role", self.role)
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
+        password_differs = user is not None and not password_works(self.conn, user, project, self.password)
         steps = []
         if user is None:
-            steps.append("create")
-        elif not password_works(self.conn, user, project, params["password"]):
-            steps.append("password")
-        if user is not None and user.default_project_id != project.id:
-            steps.append("default project")
-        extra = [a for a in before or [] if a not in wanted]
-        missing = [a for a in wanted if a not in (before or [])]
-        if not self.check_mode:
-            user = self._apply(user, domain, project, role, steps, extra, missing)
-        changed = bool(steps or extra or missing)
-        return dict(
-            changed=changed,
-            identity=dict(user_id=user.id if user else None, name=params["name"], domain_id=domain.id,
-                          project_id=project.id, project_name=project.name, role=role.name),
-            diff=diff({"user": params["name"] if before is not None else None, "assignments": before or [],
-                       "password": None if before is None else ("another" if "password" in steps else "as given")},
-                      {"user": params["name"], "assignments": wanted, "password": "as given"}))
+            steps.append(Step("create user %s with its project role" % self.name,
+                              lambda: self.create(domain, project, role)))
+        elif password_differs or user.default_project_id != project.id:
+            steps.append(Step("set the password and the default project of %s" % self.name,
+                              lambda: identity.update_user(user, password=self.password,
+                                                           default_project_id=project.id)))
+        for kind, scope_id, role_id in [a for a in before or [] if a not in wanted]:
+            steps.append(Step("take role %s on %s %s" % (role_id, kind, scope_id),
+                              lambda kind=kind, scope_id=scope_id, role_id=role_id:
+                              self.unassign(user, kind, scope_id, role_id)))
+        if user is not None:
+            steps += [Step("give role %s on project %s" % (role_id, scope_id),
+                           lambda scope_id=scope_id, role_id=role_id:
+                           identity.assign_project_role_to_user(scope_id, user, role_id))
+                      for unused, scope_id, role_id in wanted if [unused, scope_id, role_id] not in before]
+        return Plan(
+            {"user": self.name if before is not None else None, "assignments": before or [],
+             "password": None if before is None else ("another" if password_differs else "as given")},
+            {"user": self.name, "assignments": wanted, "password": "as given"}, steps,
+            result=dict(identity=dict(user_id=user.id if user else None, name=self.name,
+                                      domain_id=domain.id, project_id=project.id,
+                                      project_name=project.name, role=role.name)))
 
-    def _apply(self, user, domain, project, role, steps, extra, missing):
+    def create(self, domain, project, role):
         identity = self.conn.identity
-        if "create" in steps:
-            user = identity.create_user(name=self.params["name"], domain_id=domain.id, password=self.params["password"],
-                                        default_project_id=project.id, enabled=True,
-                                        description="multiattach.cloud: fences the cluster's servers")
-            missing = [["project", project.id, role.id]]
-        elif "password" in steps or "default project" in steps:
-            user = identity.update_user(user, password=self.params["password"], default_project_id=project.id)
-        for kind, scope_id, role_id in extra:
-            if kind == "project":
-                identity.unassign_project_role_from_user(scope_id, user, role_id)
-            else:
-                identity.unassign_domain_role_from_user(scope_id, user, role_id)
-        for unused, scope_id, role_id in missing:
-            identity.assign_project_role_to_user(scope_id, user, role_id)
-        return user
+        user = identity.create_user(name=self.name, domain_id=domain.id, password=self.password,
+                                    default_project_id=project.id, enabled=True,
+                                    description="multiattach.cloud: fences the cluster's servers")
+        identity.assign_project_role_to_user(project.id, user, role.id)
+        return dict(identity=dict(user_id=user.id, name=self.name, domain_id=domain.id,
+                                  project_id=project.id, project_name=project.name, role=role.name))
 
-    def _absent(self, user):
-        if user is not None and not self.check_mode:
-            try:
-                self.conn.identity.delete_user(user)
-            except sdk_exceptions.NotFoundException:
-                pass
-        return dict(changed=user is not None, identity=None,
-                    diff=diff({"user": self.params["name"] if user else None}, {"user": None}))
+    def unassign(self, user, kind, scope_id, role_id):
+        if kind == "project":
+            self.conn.identity.unassign_project_role_from_user(scope_id, user, role_id)
+        else:
+            self.conn.identity.unassign_domain_role_from_user(scope_id, user, role_id)
+
+    def plan_absent(self, user):
+        steps = [Step("delete user %s" % self.name, lambda: self.delete(user))] if user else []
+        return Plan({"user": self.name if user else None}, {"user": None}, steps,
+                    result=dict(identity=None))
+
+    def delete(self, user):
+        try:
+            self.conn.identity.delete_user(user)
+        except sdk_exceptions.NotFoundException:
+            pass

@@ -14,14 +14,12 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.versions import 
 
 
 class OpenStackModule(CollectionModule):
-    """`run()` finds, compares, acts and waits through `self.conn` (an openstacksdk
-    connection made from the options of openstack.cloud). A module that brings one
-    resource to its options names its ResourceChange in `resource_change` instead."""
+    """The job works through an openstacksdk connection made from the options of
+    openstack.cloud; with `wait_options`, it also takes wait and timeout."""
 
     # cloud may be a dict of connection settings with a password inside.
     masked_options = ("cloud",)
     wait_options = False
-    resource_change = None
 
     def __init__(self):
         super().__init__()
@@ -42,12 +40,8 @@ class OpenStackModule(CollectionModule):
                 "openstacksdk %s is too old: this collection needs >= %s. Upgrade it in the "
                 "Python that runs the module" % (version_text(installed),
                                                  version_text(MIN_SDK_VERSION)))
-        timeout = self.params.get("timeout")
-        if timeout is not None and timeout < 1:
-            raise ModuleFailure(
-                "timeout must be at least 1 (seconds), not %d: give the time the cloud may "
-                "take, for example the default 180" % timeout)
-        self.conn = connect(self.params)
+        check_timeout(self.options().get("timeout"))
+        self.conn = connect({name: self.params[name] for name in CONNECTION_ARGUMENT_SPEC})
 
     def describe(self, error):
         if isinstance(error, ConnectionSettingsError):
@@ -55,18 +49,18 @@ class OpenStackModule(CollectionModule):
         # The cloud's and the SDK's own errors: their message says it all.
         return describe_error(error) if is_anticipated(error) else None
 
-    def run(self):
-        return self.resource_change(self.conn, self.params, self.check_mode).result()
+    def context(self):
+        return self.conn
+
+    def options(self):
+        options = super().options()
+        if self.wait_options:
+            options.update((name, self.params[name]) for name in WAIT_ARGUMENT_SPEC)
+        return options
 
 
-class ResourceChange:
-    """One resource toward a module's options; `result()` finds, compares, acts (not in
-    check mode), waits, and returns the module's result."""
-
-    def __init__(self, conn, params, check_mode):
-        self.conn = conn
-        self.params = params
-        self.check_mode = check_mode
-
-    def result(self):
-        raise NotImplementedError
+def check_timeout(timeout):
+    if timeout is not None and timeout < 1:
+        raise ModuleFailure(
+            "timeout must be at least 1 (seconds), not %d: give the time the cloud may "
+            "take, for example the default 180" % timeout)

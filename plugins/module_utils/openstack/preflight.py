@@ -5,15 +5,17 @@
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import BLOCK_STORAGE_ATTACHMENTS, COMPUTE_MULTIATTACH, as_tuple
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
 from ansible_collections.multiattach.cloud.plugins.module_utils.versions import MIN_SHAREABLE_QEMU, version_text, version_tuple
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import is_multiattach_type
 
 
-COMPUTE_MULTIATTACH_MICROVERSION = (2, 60)
-BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = (3, 27)
+COMPUTE_MULTIATTACH_MICROVERSION = as_tuple(COMPUTE_MULTIATTACH)
+BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = as_tuple(BLOCK_STORAGE_ATTACHMENTS)
 MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
 # Nova's libvirt driver reports QEMU's version for both virt types (qemu, kvm), as one number.
 LIBVIRT_HYPERVISOR_TYPES = ("QEMU", "KVM")
@@ -35,10 +37,11 @@ def check_compute_microversion(conn, unused_scope):
     found = max_microversion(conn.compute)
     if found and found >= COMPUTE_MULTIATTACH_MICROVERSION:
         return check("compute_api_microversion", "ok",
-                     "compute API goes up to %s; multiattach needs 2.60" % version_text(found))
+                     "compute API goes up to %s; multiattach needs %s"
+                     % (version_text(found), COMPUTE_MULTIATTACH))
     return check("compute_api_microversion", "failed",
                  "compute API goes up to %s; attaching a volume that is already attached needs "
-                 "2.60" % version_text(found),
+                 "%s" % (version_text(found), COMPUTE_MULTIATTACH),
                  "upgrade Nova to Queens (17) or later")
 
 
@@ -46,11 +49,11 @@ def check_block_storage_microversion(conn, unused_scope):
     found = max_microversion(conn.block_storage)
     if found and found >= BLOCK_STORAGE_ATTACHMENTS_MICROVERSION:
         return check("block_storage_api_microversion", "ok",
-                     "block storage API goes up to %s; Nova's attachments API needs 3.27"
-                     % version_text(found))
+                     "block storage API goes up to %s; Nova's attachments API needs %s"
+                     % (version_text(found), BLOCK_STORAGE_ATTACHMENTS))
     return check("block_storage_api_microversion", "failed",
                  "block storage API goes up to %s; Nova's multiattach flow uses the attachments "
-                 "API of 3.27" % version_text(found),
+                 "API of %s" % (version_text(found), BLOCK_STORAGE_ATTACHMENTS),
                  "upgrade Cinder to Queens (12) or later")
 
 
@@ -244,16 +247,22 @@ def summary(results):
             "unknown_checks": unknown}
 
 
-def preflight_report(conn, params):
-    """The preflight module's result; a failure naming each failed check and its fix
-    when fail_when_not_ready is set."""
-    checks = run_checks(conn, params["checks"], dict(
-        volume_backend_names=params["volume_backend_names"],
-        compute_nodes=params["compute_nodes"]))
-    result = dict(summary(checks), changed=False, checks=checks)
-    if result["failed_checks"] and params["fail_when_not_ready"]:
-        raise ModuleFailure(
-            "this cloud cannot multiattach yet: %s"
-            % "; ".join("%s (%s; fix: %s)" % (c["name"], c["detail"], c["fix"])
-                        for c in checks if c["status"] == "failed"), **result)
-    return result
+class PreflightReading(Reading):
+    """The preflight module: the checks asked for; a failure naming each failed check and its
+    fix when fail_when_not_ready is set."""
+
+    def __init__(self, conn, *, checks, volume_backend_names, compute_nodes, fail_when_not_ready):
+        self.conn = conn
+        self.checks = checks
+        self.scope = dict(volume_backend_names=volume_backend_names, compute_nodes=compute_nodes)
+        self.fail_when_not_ready = fail_when_not_ready
+
+    def read(self, check_mode):
+        checks = run_checks(self.conn, self.checks, self.scope)
+        result = dict(summary(checks), checks=checks)
+        if result["failed_checks"] and self.fail_when_not_ready:
+            raise ModuleFailure(
+                "this cloud cannot multiattach yet: %s"
+                % "; ".join("%s (%s; fix: %s)" % (c["name"], c["detail"], c["fix"])
+                            for c in checks if c["status"] == "failed"), changed=False, **result)
+        return result

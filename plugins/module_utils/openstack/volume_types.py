@@ -5,10 +5,8 @@
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import changed_fields, dict_changes, diff, set_changes
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import ResourceChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 
 
 MULTIATTACH_SPEC = "<is> True"
@@ -84,114 +82,3 @@ def update_type_fields(conn, volume_type, fields):
     response = conn.block_storage.put("/types/%s" % volume_type.id,
                                       json={"volume_type": dict(fields)})
     sdk_exceptions.raise_from_response(response)
-
-
-class VolumeTypeChange(ResourceChange):
-    """One volume type toward the volume_type module's options: find, compare, act."""
-
-    def result(self):
-        """Carry the options out (not in check mode); the module's result."""
-        current = find_type(self.conn, self.params["name"])
-        if self.params["state"] == "absent":
-            return self.absent(current)
-        specs = desired_extra_specs(self.params["extra_specs"], self.params["backend"])
-        if self.params["projects"] is not None and self.params["is_public"] is not False:
-            raise ModuleFailure("projects gives the access list of a private type: set "
-                                "is_public: false as well, or leave projects out")
-        projects = self.project_ids(self.params["projects"])
-        if current is None:
-            return self.create(specs, projects)
-        return self.update(current, specs, projects)
-
-    def project_ids(self, names_or_ids):
-        if names_or_ids is None:
-            return None
-        ids = []
-        for name_or_id in names_or_ids:
-            project = self.conn.identity.find_project(name_or_id, ignore_missing=True)
-            if project is None:
-                raise ModuleFailure("project %r does not exist: check the name or ID in projects"
-                                    % name_or_id)
-            ids.append(project.id)
-        return sorted(set(ids))
-
-    def create(self, specs, projects):
-        is_public = self.params["is_public"] is not False
-        after = {"id": None, "name": self.params["name"], "description": self.params["description"],
-                 "is_public": is_public, "extra_specs": specs,
-                 "projects": None if is_public else (projects or [])}
-        if not self.check_mode:
-            created = self.conn.block_storage.create_type(
-                name=self.params["name"], description=self.params["description"],
-                is_public=is_public, extra_specs=specs)
-            try:
-                for project_id in projects or []:
-                    self.conn.block_storage.add_type_access(created, project_id)
-            except Exception:
-                # No half-made type is left behind.
-                self.conn.block_storage.delete_type(created, ignore_missing=True)
-                raise
-            after = describe_type(created, None if is_public else (projects or []))
-        return dict(changed=True, diff=diff(None, after), volume_type=after)
-
-    def update(self, current, specs, projects):
-        if encryption_of(self.conn, current) is not None:
-            raise ModuleFailure(
-                "volume type %r has an encryption spec, and Cinder cannot multiattach encrypted "
-                "volumes: use another name for the multiattach type" % current.name)
-        current_projects = None if current.is_public else self.type_access(current)
-        before = describe_type(current, current_projects)
-        specs_to_set, specs_to_remove = dict_changes(
-            before["extra_specs"], specs, purge=self.params["purge_extra_specs"])
-        fields = changed_fields(before, {"description": self.params["description"],
-                                         "is_public": self.params["is_public"]})
-        will_be_public = before["is_public"] if self.params["is_public"] is None \
-            else self.params["is_public"]
-        projects_to_add, projects_to_remove = [], []
-        if not will_be_public and projects is not None:
-            projects_to_add, projects_to_remove = set_changes(current_projects or [], projects)
-
-        after = dict(before)
-        after.update({name: self.params[name] for name in fields})
-        after["extra_specs"] = {k: v for k, v in dict(before["extra_specs"], **specs_to_set).items()
-                                if k not in specs_to_remove}
-        if will_be_public:
-            after["projects"] = None
-        elif projects is not None:
-            after["projects"] = projects
-        else:
-            after["projects"] = current_projects or []
-        changed = bool(fields or specs_to_set or specs_to_remove
-                       or projects_to_add or projects_to_remove)
-        if changed and not self.check_mode:
-            storage = self.conn.block_storage
-            if fields:
-                update_type_fields(self.conn, current,
-                                   {name: self.params[name] for name in fields})
-            if specs_to_set:
-                storage.update_type_extra_specs(current, **specs_to_set)
-            for key in specs_to_remove:
-                storage.delete_type_extra_specs(current, [key])
-            for project_id in projects_to_add:
-                storage.add_type_access(current, project_id)
-            for project_id in projects_to_remove:
-                storage.remove_type_access(current, project_id)
-        return dict(changed=changed, diff=diff(before, after), volume_type=after)
-
-    def type_access(self, volume_type):
-        return sorted(entry["project_id"]
-                      for entry in self.conn.block_storage.get_type_access(volume_type))
-
-    def absent(self, current):
-        if current is None:
-            return dict(changed=False, diff=diff(None, None), volume_type=None)
-        users = [v for v in self.conn.block_storage.volumes(all_projects=True)
-                 if v.volume_type in (current.name, current.id)]
-        if users:
-            raise ModuleFailure(
-                "volume type %r is still used by %d volume(s): %s. Delete or retype them first"
-                % (current.name, len(users),
-                   ", ".join(sorted("%s (%s)" % (v.name or "-", v.id) for v in users))))
-        if not self.check_mode:
-            self.conn.block_storage.delete_type(current)
-        return dict(changed=True, diff=diff(describe_type(current), None), volume_type=None)

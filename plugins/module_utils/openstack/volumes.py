@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import changed_fields, dict_changes, diff
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error, is_anticipated
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import ResourceChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import find_type, is_multiattach_type, readable_encryption_of
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import BLOCK_STORAGE_ATTACHMENTS
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 
 
 POLL_SECONDS = 0.25
@@ -142,9 +139,6 @@ def remove_half_made(storage, volume):
                    status, volume.id))
 
 
-ATTACHMENTS_MICROVERSION = "3.27"
-
-
 def attachment_records(conn, volume_ids, all_projects=False):
     """Cinder's attachment records (dicts) of VOLUME_IDS, in one listing.
 
@@ -153,21 +147,21 @@ def attachment_records(conn, volume_ids, all_projects=False):
     attaching), and older openstacksdk releases list the summary instead. One volume
     is asked for by its ID (Cinder filters on it).
     """
-    params = {"all_tenants": 1} if all_projects else {}
+    query = {"all_tenants": 1} if all_projects else {}
     if len(volume_ids) == 1:
-        params["volume_id"] = next(iter(volume_ids))
+        query["volume_id"] = next(iter(volume_ids))
     url = "/attachments/detail"
     records = []
     while url:
-        response = conn.block_storage.get(url, params=params,
-                                          microversion=ATTACHMENTS_MICROVERSION)
+        response = conn.block_storage.get(url, params=query,
+                                          microversion=BLOCK_STORAGE_ATTACHMENTS)
         sdk_exceptions.raise_from_response(response)
         body = response.json()
         records.extend(attachment for attachment in body.get("attachments", [])
                        if attachment.get("volume_id") in volume_ids)
         url = next((link["href"] for link in body.get("attachments_links", [])
                     if link.get("rel") == "next"), None)
-        params = {}
+        query = {}
     return records
 
 
@@ -198,152 +192,18 @@ def volumes_described(conn, name=None, multiattach_only=False, status=None,
     return [describe_volume(v, server_names, modes) for v in volumes]
 
 
-COMPARED = ("size", "volume_type", "description", "metadata", "bootable")
+class VolumesReading(Reading):
+    """The volume_info module: one volume or all these credentials see, filtered, each with
+    its attachments, and a warning for each whose servers all run on one compute host."""
 
+    def __init__(self, conn, *, name, multiattach_only, status, all_projects):
+        self.conn = conn
+        self.name = name
+        self.multiattach_only = multiattach_only
+        self.status = status
+        self.all_projects = all_projects
 
-def compared(described):
-    return {name: described[name] for name in COMPARED}
-
-
-class VolumeChange(ResourceChange):
-    """One volume toward the volume module's options: find, compare, act, wait."""
-
-    def result(self):
-        """Carry the options out (not in check mode); the module's result."""
-        if self.params["size"] is not None and self.params["size"] < 1:
-            raise ModuleFailure("size must be at least 1 (GiB), not %d" % self.params["size"])
-        current = find_one_volume(self.conn, self.params["name"])
-        if self.params["state"] == "absent":
-            return self.absent(current)
-        volume_type = self.multiattach_type() if self.params["volume_type"] else None
-        if current is None:
-            return self.create(volume_type)
-        if volume_type is None and not current.is_multiattach:
-            raise ModuleFailure(
-                "volume %r exists and is not multiattach (type %r), so only one server can "
-                "hold it: give volume_type with a multiattach type to retype it (it must be "
-                "available), or manage single-server volumes with openstack.cloud.volume"
-                % (current.name, current.volume_type))
-        return self.update(current, volume_type)
-
-    def multiattach_type(self):
-        volume_type = find_type(self.conn, self.params["volume_type"])
-        if volume_type is None:
-            raise ModuleFailure("volume type %r does not exist: create it with "
-                                "multiattach.cloud.volume_type" % self.params["volume_type"])
-        if not is_multiattach_type(volume_type):
-            raise ModuleFailure(
-                "volume type %r has no extra spec multiattach='<is> True', so its volumes can "
-                "be attached to one server only. Use a multiattach type (multiattach.cloud."
-                "volume_type)" % volume_type.name)
-        if readable_encryption_of(self.conn, volume_type) is not None:
-            raise ModuleFailure(
-                "volume type %r has encryption, and Cinder cannot attach an encrypted volume to "
-                "several servers (multiattach and encryption do not combine). Use a multiattach "
-                "type without encryption" % volume_type.name)
-        return volume_type
-
-    def create(self, volume_type):
-        missing = [name for name in ("size", "volume_type") if self.params[name] is None]
-        if missing:
-            raise ModuleFailure("volume %r does not exist, and creating it needs %s"
-                                % (self.params["name"], " and ".join(missing)))
-        after = {"size": self.params["size"], "volume_type": volume_type.name,
-                 "description": self.params["description"],
-                 "metadata": self.params["metadata"] or {},
-                 "bootable": bool(self.params["bootable"])}
-        if self.check_mode:
-            return dict(changed=True, diff=diff(None, after),
-                        volume=dict(after, id=None, name=self.params["name"]))
-        storage = self.conn.block_storage
-        volume = storage.create_volume(
-            name=self.params["name"], size=self.params["size"], volume_type=volume_type.id,
-            availability_zone=self.params["availability_zone"],
-            description=self.params["description"], metadata=self.params["metadata"] or {})
-        if not self.params["wait"] and not self.params["bootable"]:
-            return dict(changed=True, diff=diff(None, after), volume=describe_volume(volume))
-        try:
-            volume = self.wait_for(volume.id, lambda v: v.status == "available",
-                                   "the new volume to become available")
-            if self.params["bootable"]:
-                storage.set_volume_bootable_status(volume, True)
-                volume = storage.get_volume(volume.id)
-        except Exception as error:
-            # No half-made volume is left behind; one Cinder will not delete yet (still
-            # creating) is named with its ID, and the first failure is kept.
-            left = remove_half_made(storage, volume)
-            if left is None:
-                raise
-            if isinstance(error, ModuleFailure):
-                raise ModuleFailure("%s. %s" % (error.msg.rstrip("."), left)) from error
-            if is_anticipated(error):
-                raise ModuleFailure("%s. %s" % (describe_error(error).rstrip("."), left)) from error
-            raise
-        return dict(changed=True, diff=diff(None, after), volume=describe_volume(volume))
-
-    def update(self, current, volume_type):
-        before = compared(describe_volume(current))
-        wanted = {"size": self.params["size"], "description": self.params["description"],
-                  "bootable": self.params["bootable"],
-                  "volume_type": volume_type.name if volume_type else None}
-        fields = changed_fields(before, wanted)
-        metadata_to_set = dict_changes(before["metadata"], self.params["metadata"] or {})[0]
-        if "size" in fields and self.params["size"] < before["size"]:
-            raise ModuleFailure("volume %r is %d GiB and Cinder cannot shrink a volume: give a "
-                                "size of at least %d" % (current.name, before["size"],
-                                                         before["size"]))
-        if "volume_type" in fields and current.status != "available":
-            raise ModuleFailure(
-                "volume %r is %s and Cinder cannot retype a volume to or from multiattach while "
-                "it is attached: detach it from %s first"
-                % (current.name, current.status, ", ".join(attached_server_ids(current)) or "-"))
-        after = dict(before, **{f: wanted[f] for f in fields})
-        after["metadata"] = dict(before["metadata"], **metadata_to_set)
-        changed = bool(fields or metadata_to_set)
-        if changed and not self.check_mode:
-            current = self.apply(current, fields, metadata_to_set, volume_type)
-        return dict(changed=changed, diff=diff(before, after),
-                    volume=describe_volume(current) if not self.check_mode
-                    else dict(describe_volume(current), **after))
-
-    def apply(self, current, fields, metadata_to_set, volume_type):
-        storage = self.conn.block_storage
-        if "description" in fields:
-            storage.update_volume(current, description=self.params["description"])
-        if metadata_to_set:
-            storage.set_volume_metadata(current, **metadata_to_set)
-        if "bootable" in fields:
-            storage.set_volume_bootable_status(current, self.params["bootable"])
-        wait = self.params["wait"]
-        if "size" in fields:
-            storage.extend_volume(current, self.params["size"])
-            if wait or "volume_type" in fields:  # Cinder retypes only a volume at rest
-                self.wait_for(current.id, lambda v: v.size == self.params["size"]
-                              and v.status in ("available", "in-use"), "the volume to be extended")
-        if "volume_type" in fields:
-            storage.retype_volume(current, volume_type.name, migration_policy="never")
-            if wait:
-                self.wait_for(current.id, lambda v: v.volume_type == volume_type.name
-                              and v.status == "available", "the volume to be retyped")
-        return storage.get_volume(current.id)
-
-    def wait_for(self, volume_id, condition, what):
-        timeout = self.params["timeout"]
-        return wait_for_volume(self.conn, volume_id, condition, time.time() + timeout, what,
-                               timeout)
-
-    def absent(self, current):
-        if current is None:
-            return dict(changed=False, diff=diff(None, None), volume=None)
-        holders = attached_server_ids(current)
-        if holders:
-            names = ServerIndex(self.conn).names
-            raise ModuleFailure(
-                "volume %r is attached to %s: detach it first (multiattach.cloud."
-                "volume_attachments with servers: [] and exclusive: true)"
-                % (current.name, ", ".join(sorted(names.get(s, s) for s in holders))))
-        if not self.check_mode:
-            self.conn.block_storage.delete_volume(current)
-            if self.params["wait"]:
-                self.conn.block_storage.wait_for_delete(current, wait=self.params["timeout"])
-        return dict(changed=True, diff=diff(compared(describe_volume(current)), None), volume=None)
+    def read(self, check_mode):
+        volumes = volumes_described(self.conn, self.name, self.multiattach_only, self.status,
+                                    self.all_projects)
+        return dict(volumes=volumes, warnings=placement_warnings(volumes))
