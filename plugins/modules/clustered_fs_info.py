@@ -40,11 +40,11 @@ options:
     type: bool
     default: true
   fencing_cloud:
-    description: The name of the fencing identity's entry in C(/etc/openstack/clouds.yaml), for I(fencing_cloud_present).
+    description: The name of the fencing identity's entry in C(/etc/openstack/clouds.yaml), for RV(fencing_cloud_present).
     type: str
   read_users:
     description:
-      - Whether to find the processes that hold the shared disk's filesystem (I(device_users)), a
+      - Whether to find the processes that hold the shared disk's filesystem (RV(device_users)), a
         scan of C(/proc) that the leave steps need and a converge does not.
     type: bool
     default: false
@@ -82,7 +82,7 @@ disk:
   type: dict
   contains:
     path:
-      description: The by-id link found for I(volume_id), or I(device); null when the volume is not here.
+      description: The by-id link found for O(volume_id), or O(device); null when the volume is not here.
       type: str
       returned: always
     exists:
@@ -99,7 +99,7 @@ signatures:
   type: list
   elements: str
 signature_type:
-  description: The C(TYPE) among I(signatures) (C(ocfs2), C(gfs2), C(ext4), ...); null when none.
+  description: The C(TYPE) among RV(signatures) (V(ocfs2), V(gfs2), C(ext4), ...); null when none.
   returned: always
   type: str
 slots:
@@ -110,7 +110,7 @@ slots:
   returned: always
   type: int
 missing_packages:
-  description: Those of I(packages) that are not installed.
+  description: Those of O(packages) that are not installed.
   returned: always
   type: list
   elements: str
@@ -146,7 +146,7 @@ mounted_by:
     - The nodes that hold the shared filesystem mounted, as the cluster knows it - OCFS2's slot map
       (C(mounted.ocfs2 -f)), or the members of the GFS2 filesystem's DLM lockspace (C(dlm_tool ls),
       seen only from a node that has it mounted). A node that crashed stays listed until its
-      journal is recovered. Named by I(recorded_nodes) where the tool gives a number.
+      journal is recovered. Named by RV(recorded_nodes) where the tool gives a number.
   returned: always
   type: list
   elements: str
@@ -164,13 +164,13 @@ server_uuid:
   returned: always
   type: str
 fencing_cloud_present:
-  description: Whether C(/etc/openstack/clouds.yaml) has the entry I(fencing_cloud).
+  description: Whether C(/etc/openstack/clouds.yaml) has the entry O(fencing_cloud).
   returned: always
   type: bool
 device_mounts:
   description:
     - Every mount of the shared disk on this node, wherever it is mounted (found by the device's
-      number in C(/proc/self/mountinfo), not by I(mount_point)), each with C(target), C(fstype) and C(source).
+      number in C(/proc/self/mountinfo), not by O(mount_point)), each with C(target), C(fstype) and C(source).
   returned: always
   type: list
   elements: dict
@@ -178,7 +178,7 @@ device_users:
   description:
     - The processes that hold the shared disk's filesystem on this node (working directory, root,
       open file or mapping on it), as C(PID (command)); empty when it is not mounted or
-      I(read_users) is false.
+      O(read_users) is false.
   returned: always
   type: list
   elements: str
@@ -209,7 +209,7 @@ fstab_entry:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
-    DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS, node_report)
+    DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS, ClusterNodeReading)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 
@@ -223,9 +223,7 @@ class ClusteredFsInfoModule(CollectionModule):
         read_users=dict(type="bool", default=False),
     )
     module_kwargs = DISK_MODULE_KWARGS
-
-    def run(self):
-        return node_report(self.ansible.run_command, self.params)
+    job = ClusterNodeReading
 
 
 def main():

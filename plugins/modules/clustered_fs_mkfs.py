@@ -13,7 +13,7 @@ description:
   - Runs on ONE server that holds the shared volume (the R(multiattach.cloud.clustered_fs,role) role
     picks the first node) and makes the cluster filesystem on it.
   - Reads the disk's signature again right before mkfs (C(blkid -p) after dropping this node's
-    cached blocks, since other nodes write the disk). A disk that already holds I(filesystem) is
+    cached blocks, since other nodes write the disk). A disk that already holds O(filesystem) is
     left as it is (no change); any other signature (another filesystem, a partition table, a RAID
     member) fails and names it; so does a disk mounted on this node.
   - mkfs keeps its own safety check - no force flag (no C(mkfs.gfs2 -O), no C(mkfs.ocfs2 -F)). Its
@@ -37,7 +37,7 @@ attributes:
     details: Reads the disk and reports whether mkfs would run (and refuses as it would); writes nothing.
   diff_mode:
     support: none
-    details: A filesystem has no text diff; I(command) says what runs.
+    details: A filesystem has no text diff; RV(command) says what runs.
 """
 
 EXAMPLES = r"""
@@ -75,7 +75,7 @@ mkfs_output:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import make_filesystem
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import MkfsChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 
@@ -86,9 +86,7 @@ class ClusteredFsMkfsModule(CollectionModule):
         label=dict(type="str", default="shared"),
     )
     module_kwargs = DISK_MODULE_KWARGS
-
-    def run(self):
-        return make_filesystem(self.params, self.ansible.run_command, self.check_mode)
+    job = MkfsChange
 
 
 def main():

@@ -16,10 +16,10 @@ description:
     in as this user to read a lost node's server and stop or hard-reboot it through Nova.
   - Within Keystone's default roles, C(member) is the least that may stop or reboot a project's
     servers (Nova's C(os_compute_api:servers:stop) and C(os_compute_api:servers:reboot)); a cloud
-    whose Nova policy grants those to a narrower role names it in I(role).
+    whose Nova policy grants those to a narrower role names it in O(role).
   - The password is checked by authenticating with it; a run with the same password changes
     nothing. It is never returned, logged or shown in a diff.
-  - Needs credentials that may manage users and role assignments in I(domain) (Keystone's admin).
+  - Needs credentials that may manage users and role assignments in O(domain) (Keystone's admin).
 author:
   - multiattach.cloud developers (@multiattach)
 extends_documentation_fragment:
@@ -31,17 +31,17 @@ options:
     required: true
   password:
     description:
-      - Its password; required with I(state=present). A user whose password differs gets this one.
+      - Its password; required with O(state=present). A user whose password differs gets this one.
     type: str
   project:
-    description: Name or ID of the project that holds the cluster's servers; required with I(state=present).
+    description: Name or ID of the project that holds the cluster's servers; required with O(state=present).
     type: str
   domain:
-    description: Name or ID of the domain of the user and of I(project).
+    description: Name or ID of the domain of the user and of O(project).
     type: str
     default: Default
   role:
-    description: The one role the user has, on I(project).
+    description: The one role the user has, on O(project).
     type: str
     default: member
   state:
@@ -84,7 +84,7 @@ class FencingIdentityModule(OpenStackModule):
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     module_kwargs = dict(required_if=[("state", "present", ("password", "project"))])
-    resource_change = FencingIdentityChange
+    job = FencingIdentityChange
 
 
 def main():

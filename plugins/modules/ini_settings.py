@@ -42,15 +42,15 @@ options:
     required: true
   settings:
     description:
-      - "C({section: {option: value}}). Booleans are written as C(true)/C(false),
+      - "C({section: {option: value}}). Booleans are written as V(true)/V(false),
         lists joined with commas, dicts as C(key:value) pairs. A value of
-        C(null) removes the option. Use C(DEFAULT) for the C([DEFAULT]) section."
+        V(null) removes the option. Use C(DEFAULT) for the C([DEFAULT]) section."
     type: dict
     required: true
   create:
     description:
-      - Create the file when it does not exist, with I(mode) (C(0640) when not
-        given), I(owner) and I(group) set before it appears under its name, so it
+      - Create the file when it does not exist, with O(mode) (V(0640) when not
+        given), O(owner) and O(group) set before it appears under its name, so it
         is never readable by others, not even for a moment. Without it a missing
         file is an error.
     type: bool
@@ -123,7 +123,8 @@ path:
 
 from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import settle_ini_file
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.files import ModuleFiles
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import IniSettingsChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 
@@ -136,9 +137,10 @@ class IniSettingsModule(CollectionModule):
     module_kwargs = dict(add_file_common_args=True)
     # Passwords of secret-looking options and inside URLs are masked everywhere.
     masked_options = ("settings",)
+    job = IniSettingsChange
 
-    def run(self):
-        return settle_ini_file(self.ansible)
+    def context(self):
+        return ModuleFiles(self.ansible)
 
     def describe(self, error):
         if isinstance(error, OSError):

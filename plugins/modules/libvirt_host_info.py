@@ -34,7 +34,7 @@ options:
     default: /var/lib/nova/instances
   probe_o_direct:
     description:
-      - Probe O_DIRECT in I(instances_path). Without it C(o_direct.supported)
+      - Probe O_DIRECT in O(instances_path). Without it RV(o_direct.supported)
         is null and only the versions and security modules are read.
     type: bool
     default: true
@@ -113,11 +113,11 @@ o_direct:
       type: str
       returned: always
 selinux:
-  description: C(enforcing), C(permissive) or C(absent).
+  description: C(enforcing), C(permissive) or V(absent).
   returned: always
   type: str
 apparmor:
-  description: C(enabled), C(disabled) or C(absent).
+  description: C(enabled), C(disabled) or V(absent).
   returned: always
   type: str
 security_models:
@@ -131,7 +131,7 @@ isolation:
   type: str
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import host_report
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import LibvirtHostReading
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import LibvirtModule
 
 
@@ -144,9 +144,7 @@ class LibvirtHostInfoModule(LibvirtModule):
         fail_when_unsupported=dict(type="bool", default=False),
     )
     libvirt_failure = "libvirt at {uri} failed to answer: {error}. Check that libvirtd runs and its log"
-
-    def run(self):
-        return host_report(self.params, may_write=not self.check_mode)
+    job = LibvirtHostReading
 
 
 def main():

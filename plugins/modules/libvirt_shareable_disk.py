@@ -19,9 +19,9 @@ description:
   - Idempotent. A disk with the same source already attached the same way is
     C(changed=false); attached differently (not shareable, another cache mode,
     format, target or bus), the task fails and shows the disk found. Detach it
-    (I(state=absent)) and attach it again; the module does not rewrite a disk a
+    (O(state=absent)) and attach it again; the module does not rewrite a disk a
     guest may be using.
-  - Only raw can be shared. Any other I(format), and a source file that starts
+  - Only raw can be shared. Any other O(format), and a source file that starts
     with the qcow2 header, is refused before any change.
   - Sharing a disk is safe only with a cluster filesystem (OCFS2, GFS2) or other
     software that coordinates the writers; see the R(multiattach.cloud.clustered_fs,ansible_collections.multiattach.cloud.clustered_fs_role) role.
@@ -36,7 +36,7 @@ options:
     required: true
   source:
     description:
-      - Path of the raw disk file or block device. For I(state=absent) the disk
+      - Path of the raw disk file or block device. For O(state=absent) the disk
         is found by this path.
     type: path
     required: true
@@ -51,13 +51,13 @@ options:
     default: virtio
   format:
     description:
-      - Disk format. Only C(raw) is accepted; the option exists so that asking for
-        C(qcow2) fails with the reason instead of silently sharing a disk that
+      - Disk format. Only V(raw) is accepted; the option exists so that asking for
+        V(qcow2) fails with the reason instead of silently sharing a disk that
         cannot be shared.
     type: str
     default: raw
   state:
-    description: C(present) attaches, C(absent) detaches.
+    description: V(present) attaches, V(absent) detaches.
     type: str
     choices: [present, absent]
     default: present
@@ -135,17 +135,16 @@ disk:
       returned: success
 scopes:
   description:
-    - Where the disk was (or would be) attached or detached, C(live) and/or C(config).
+    - Where the disk was (or would be) attached or detached, O(live) and/or O(config).
     - When a live detach times out, the scopes that were changed all the same
-      (C(config)); the task then fails with C(changed=true).
+      (O(config)); the task then fails with C(changed=true).
   returned: always
   type: list
   elements: str
   sample: [live, config]
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_disks import check_disk_options, converge_disk
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import open_libvirt
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_disks import ShareableDiskChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import LibvirtModule
 
 
@@ -161,14 +160,7 @@ class LibvirtShareableDiskModule(LibvirtModule):
         config=dict(type="bool", default=True),
         timeout=dict(type="int", default=60),
     )
-
-    def run(self):
-        check_disk_options(self.params)
-        conn = open_libvirt(self.params["uri"], read_only=self.check_mode)
-        try:
-            return converge_disk(conn, self.params, self.check_mode)
-        finally:
-            conn.close()
+    job = ShareableDiskChange
 
 
 def main():

@@ -10,7 +10,7 @@ module: preflight
 short_description: Tell whether a cloud can multiattach, and if not, why and what fixes it
 version_added: 0.1.0
 description:
-  - Runs read-only checks and reports each as C(ok), C(failed) or C(unknown)
+  - Runs read-only checks and reports each as V(ok), V(failed) or V(unknown)
     with what was found and, where it failed, the fix.
   - "Checks: compute API microversion (2.60 or later needed); block storage
     API microversion (3.27 or later); volume types with
@@ -25,10 +25,10 @@ description:
     C(compute_shareable_disks) role. A running nova-compute with the libvirt
     driver implies its own minimum (libvirt 8.0.0 and QEMU 6.2.0 for Nova 34),
     well above what multiattach needs.
-  - Without an admin role the admin-only checks are C(unknown), not failures.
-    C(unknown) means only that the cloud refused to show these credentials
+  - Without an admin role the admin-only checks are V(unknown), not failures.
+    V(unknown) means only that the cloud refused to show these credentials
     the answer (HTTP 403). A check whose service fails (HTTP 5xx) or cannot be
-    reached is C(failed), naming the error.
+    reached is V(failed), naming the error.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
@@ -100,7 +100,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 ready:
-  description: True when every check is C(ok).
+  description: True when every check is V(ok).
   returned: always
   type: bool
 failed_checks:
@@ -124,7 +124,7 @@ checks:
       type: str
       returned: always
     status:
-      description: C(ok), C(failed) or C(unknown).
+      description: V(ok), V(failed) or V(unknown).
       type: str
       returned: always
     detail:
@@ -138,7 +138,7 @@ checks:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.preflight import CHECK_NAMES, preflight_report
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.preflight import CHECK_NAMES, PreflightReading
 
 
 class PreflightModule(OpenStackModule):
@@ -148,9 +148,7 @@ class PreflightModule(OpenStackModule):
         compute_nodes=dict(type="list", elements="str", default=[]),
         fail_when_not_ready=dict(type="bool", default=False),
     )
-
-    def run(self):
-        return preflight_report(self.conn, self.params)
+    job = PreflightReading
 
 
 def main():

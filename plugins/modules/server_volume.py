@@ -11,16 +11,16 @@ short_description: Attach a volume to one server, or detach it, also when other 
 version_added: 0.1.0
 description:
   - Attaches a Cinder volume to one server with compute API microversion
-    2.60, so a multiattach volume that is already C(in-use) on other servers
-    is attached too (C(openstack.cloud.server_volume) refuses that).
+    2.60, so a multiattach volume that is already V(in-use) on other servers
+    is attached too (M(openstack.cloud.server_volume) refuses that).
   - Detaches only this server's attachment and waits for that attachment to
-    go, not for the volume to become C(available), which never happens while
+    go, not for the volume to become V(available), which never happens while
     other servers hold it.
   - A second server on a volume that is not multiattach is refused before any
     call. Concurrent attaches of the same volume by other runs are waited out
     (Cinder takes one at a time), see M(multiattach.cloud.volume_attachments).
 notes:
-  - A volume in status C(error), C(maintenance) or C(error_*) that needs an attach
+  - A volume in status V(error), V(maintenance) or V(error_*) that needs an attach
     or detach fails at once, naming the status and what to do; Cinder takes neither
     in those statuses. One that needs no change is left alone with a warning.
   - For several servers use M(multiattach.cloud.volume_attachments) in one
@@ -45,7 +45,7 @@ options:
         ignore it; the guest's device name is not guaranteed.
     type: str
   state:
-    description: C(present) attaches, C(absent) detaches this server's attachment only.
+    description: V(present) attaches, V(absent) detaches this server's attachment only.
     type: str
     choices: [present, absent]
     default: present
@@ -74,7 +74,7 @@ EXAMPLES = r"""
 RETURN = r"""
 attachment:
   description:
-    - This server's attachment after the task, its entry of C(volume.attachments) (see
+    - This server's attachment after the task, its entry of the attachments in RV(volume) (see
       M(multiattach.cloud.volume_info) for the keys); null when detached (or in check mode
       before it exists).
   returned: always
@@ -87,7 +87,7 @@ volume:
   type: dict
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, AttachmentChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, ServerVolumeChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
 
 
@@ -100,13 +100,7 @@ class ServerVolumeModule(OpenStackModule):
         **ATTACHMENT_ARGUMENT_SPEC,
     )
     wait_options = True
-
-    def run(self):
-        change = AttachmentChange(self.conn, self.params["volume"])
-        server_id = change.plan_server(self.params["server"], self.params["state"])
-        change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
-                         self.params["device"], self.params["abandoned_after"])
-        return change.result(server_id)
+    job = ServerVolumeChange
 
 
 def main():

@@ -15,19 +15,19 @@ description:
     without it is refused.
   - The volume is found by name; two volumes with the name are a failure that
     lists their IDs.
-  - A larger I(size) extends the volume where Cinder allows it; a smaller one
-    is refused. A change of I(volume_type) retypes an C(available) volume and
-    is refused, before any call, while the volume is C(in-use) (Cinder cannot
+  - A larger O(size) extends the volume where Cinder allows it; a smaller one
+    is refused. A change of O(volume_type) retypes an V(available) volume and
+    is refused, before any call, while the volume is V(in-use) (Cinder cannot
     retype to or from multiattach then).
-  - I(state=absent) is refused while servers hold the volume, naming them.
-  - A volume that goes to C(error) while being created is deleted again, so no
-    half-made volume is left behind. With I(wait=false) the module returns as
-    soon as Cinder accepted the request (status C(creating), C(extending) or
+  - O(state=absent) is refused while servers hold the volume, naming them.
+  - A volume that goes to V(error) while being created is deleted again, so no
+    half-made volume is left behind. With O(wait=false) the module returns as
+    soon as Cinder accepted the request (status V(creating), C(extending) or
     C(retyping)) and that clean-up is the caller's; a new volume with
-    I(bootable=true) is still waited for, as Cinder marks only a created
+    O(bootable=true) is still waited for, as Cinder marks only a created
     volume bootable.
   - An existing volume whose type is not multiattach is refused unless
-    I(volume_type) names a multiattach type to retype it to; this module
+    O(volume_type) names a multiattach type to retype it to; this module
     manages only volumes that several servers may hold.
 author:
   - multiattach.cloud developers (@multiattach)
@@ -59,7 +59,7 @@ options:
         needs the Cinder policy rule C(volume:multiattach_bootable_volume).
     type: bool
   state:
-    description: C(present) or C(absent).
+    description: V(present) or V(absent).
     type: str
     choices: [present, absent]
     default: present
@@ -95,7 +95,7 @@ volume:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import VolumeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import VolumeChange
 
 
 class VolumeModule(OpenStackModule):
@@ -110,7 +110,7 @@ class VolumeModule(OpenStackModule):
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     wait_options = True
-    resource_change = VolumeChange
+    job = VolumeChange
 
 
 def main():

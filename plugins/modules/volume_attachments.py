@@ -10,21 +10,21 @@ module: volume_attachments
 short_description: Make a set of servers hold one multiattach volume
 version_added: 0.1.0
 description:
-  - Declares which servers hold a Cinder volume. Servers in I(servers) that
-    do not hold it get it attached; with I(exclusive=true), servers that hold
+  - Declares which servers hold a Cinder volume. Servers in O(servers) that
+    do not hold it get it attached; with O(exclusive=true), servers that hold
     it and are not listed get it detached. Other servers are left untouched.
   - Attaches with compute API microversion 2.60, the first that lets Nova
-    attach a volume that is already C(in-use) on another server.
+    attach a volume that is already V(in-use) on another server.
   - Cinder takes one attach or detach of a volume at a time and refuses a
-    concurrent one with HTTP 400 while the volume is C(attaching) or
-    C(detaching). The module sends a detach as soon as the last call was
+    concurrent one with HTTP 400 while the volume is V(attaching) or
+    V(detaching). The module sends a detach as soon as the last call was
     taken and an attach once the volume's status says Cinder takes it, retries
     exactly those refusals (the last detach not ended yet, other runs' calls)
-    with backoff until I(timeout), and waits once for the whole set; any other
+    with backoff until O(timeout), and waits once for the whole set; any other
     error fails at once.
   - A volume that is not multiattach may be held by one server only, and a plan
     that would give it a second server is refused before any call.
-  - A volume in status C(error), C(maintenance) or C(error_*) that needs an attach
+  - A volume in status V(error), V(maintenance) or V(error_*) that needs an attach
     or detach fails at once, naming the status and what to do; Cinder takes neither
     in those statuses. One that needs no change is left alone with a warning.
   - A run with nothing to do makes read calls only, and a constant number of
@@ -41,12 +41,12 @@ options:
   servers:
     description:
       - Names or IDs of the servers that must hold the volume.
-      - An empty list with I(exclusive=true) detaches the volume from every server.
+      - An empty list with O(exclusive=true) detaches the volume from every server.
     type: list
     elements: str
     required: true
   exclusive:
-    description: Also detach the volume from servers that are not in I(servers).
+    description: Also detach the volume from servers that are not in O(servers).
     type: bool
     default: false
 extends_documentation_fragment:
@@ -87,7 +87,7 @@ servers:
       type: str
       returned: always
     action:
-      description: "C(attached), C(detached) or C(unchanged) (in check mode: what would be done)."
+      description: "RV(attached), RV(detached) or V(unchanged) (in check mode: what would be done)."
       type: str
       returned: always
 attached:
@@ -108,7 +108,7 @@ volume:
   type: dict
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, AttachmentChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, VolumeAttachmentsChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
 
 
@@ -120,13 +120,7 @@ class VolumeAttachmentsModule(OpenStackModule):
         **ATTACHMENT_ARGUMENT_SPEC,
     )
     wait_options = True
-
-    def run(self):
-        change = AttachmentChange(self.conn, self.params["volume"])
-        change.plan_servers(self.params["servers"], self.params["exclusive"])
-        change.carry_out(self.check_mode, self.params["timeout"], self.params["wait"],
-                         abandoned_after=self.params["abandoned_after"])
-        return change.result()
+    job = VolumeAttachmentsChange
 
 
 def main():

@@ -25,12 +25,12 @@ options:
     type: str
   multiattach_only:
     description:
-      - List only volumes whose C(multiattach) flag is true.
+      - List only volumes whose RV(volumes[].multiattach) flag is true.
     type: bool
     default: false
   status:
     description:
-      - List only volumes with this status, for example C(in-use).
+      - List only volumes with this status, for example V(in-use).
     type: str
   all_projects:
     description:
@@ -144,8 +144,7 @@ volumes:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
-    placement_warnings, volumes_described)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import VolumesReading
 
 
 class VolumeInfoModule(OpenStackModule):
@@ -155,11 +154,7 @@ class VolumeInfoModule(OpenStackModule):
         status=dict(type="str"),
         all_projects=dict(type="bool", default=False),
     )
-
-    def run(self):
-        volumes = volumes_described(self.conn, self.params["name"], self.params["multiattach_only"],
-                                    self.params["status"], self.params["all_projects"])
-        return dict(changed=False, volumes=volumes, warnings=placement_warnings(volumes))
+    job = VolumesReading
 
 
 def main():

@@ -38,7 +38,7 @@ options:
     description:
       - Pin the type to one Cinder backend by setting the extra spec
         C(volume_backend_name). The backend must report the C(multiattach)
-        capability, or volumes of the type go to C(error).
+        capability, or volumes of the type go to V(error).
     type: str
   extra_specs:
     description:
@@ -48,25 +48,25 @@ options:
     default: {}
   purge_extra_specs:
     description:
-      - Remove extra specs of an existing type that neither I(extra_specs) nor
-        I(backend) name. Without it, specs set elsewhere are left alone.
+      - Remove extra specs of an existing type that neither O(extra_specs) nor
+        O(backend) name. Without it, specs set elsewhere are left alone.
     type: bool
     default: false
   is_public:
     description:
-      - Whether every project may use the type. C(true) when a type is created
+      - Whether every project may use the type. V(true) when a type is created
         without it; an existing type keeps its setting when not given.
     type: bool
   projects:
     description:
-      - Projects (names or IDs) that may use a private type (I(is_public=false)).
+      - Projects (names or IDs) that may use a private type (O(is_public=false)).
         The access list is converged exactly, so projects not named lose access.
-      - Not allowed with I(is_public=true).
+      - Not allowed with O(is_public=true).
     type: list
     elements: str
   state:
     description:
-      - C(absent) deletes the type; it fails with the names of the volumes that
+      - V(absent) deletes the type; it fails with the names of the volumes that
         still use it.
     type: str
     choices: [present, absent]
@@ -134,7 +134,7 @@ volume_type:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import VolumeTypeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import VolumeTypeChange
 
 
 class VolumeTypeModule(OpenStackModule):
@@ -148,7 +148,7 @@ class VolumeTypeModule(OpenStackModule):
         projects=dict(type="list", elements="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
-    resource_change = VolumeTypeChange
+    job = VolumeTypeChange
 
 
 def main():
