@@ -16,8 +16,8 @@ class ModuleDocFragment:
 options:
   abandoned_after:
     description:
-      - Seconds this run must read the volume in one transition (C(reserved),
-        C(attaching), C(detaching)) without any change before it counts the
+      - Seconds this run must read the volume in one transition (V(reserved),
+        V(attaching), V(detaching)) without any change before it counts the
         transition as abandoned by a dead compute service and undoes it (see the
         notes). Counted on the module's own clock from its own reads, never
         against Cinder's timestamps, so the controller's clock need not agree
@@ -25,7 +25,7 @@ options:
       - The default outlasts Nova's own retries of a detach (libvirt's
         C(device_detach_attempts) 8 x C(device_detach_timeout) 20 s) and an RPC
         timeout after them; raise it where those are raised. At least 10.
-      - The undo happens in the same run only when I(timeout) is longer; a run
+      - The undo happens in the same run only when O(timeout) is longer; a run
         that times out first says how long it saw the transition.
     type: int
     default: 300
@@ -33,20 +33,20 @@ attributes:
   diff_mode:
     details: Shows the servers that hold the volume before and after.
 notes:
-  - Nova's API begins an attach (volume and attachment C(reserved)) or a
-    detach (volume C(detaching)) and leaves the rest to the server's compute
+  - Nova's API begins an attach (volume and attachment V(reserved)) or a
+    detach (volume V(detaching)) and leaves the rest to the server's compute
     service, which rolls back what fails; a compute service that dies in
     between leaves the volume so, and Cinder then refuses every attach and
     detach of it. Once this run has seen such a volume unchanged for
-    I(abandoned_after) seconds, the module undoes the transition as Nova does, and warns;
+    O(abandoned_after) seconds, the module undoes the transition as Nova does, and warns;
     a detach with Cinder's C(roll_detaching) action; an attach (not one of a
-    shelved-offloaded server, which stays C(reserved) by design) with an
-    admin's reset-status to C(in-use) and Nova's detach of that server. Then
+    shelved-offloaded server, which stays V(reserved) by design) with an
+    admin's reset-status to V(in-use) and Nova's detach of that server. Then
     it makes the wanted call again. Without admin credentials an abandoned
     attach fails the run with the commands an admin runs.
   - While the compute service of a server is down (also in the minute after
     it restarts, until it reports again) Nova refuses to detach with HTTP 409;
-    that refusal is retried until I(timeout), then named with the fix.
+    that refusal is retried until O(timeout), then named with the fix.
 """
 
 

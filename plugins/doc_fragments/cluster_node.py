@@ -18,7 +18,7 @@ options:
     description:
       - The Cinder volume's ID; the disk is found as C(/dev/disk/by-id/virtio-<first 20
         characters>) (virtio-blk) or C(/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_<ID>)
-        (virtio-scsi). Exactly one of I(volume_id) and I(device).
+        (virtio-scsi). Exactly one of O(volume_id) and O(device).
     type: str
   device:
     description:

@@ -22,14 +22,14 @@ options:
         (as openstacksdk's C(openstack.connect()) takes them) to use instead
         of C(clouds.yaml).
       - When a dict is given, the other connection options must not be set.
-      - Without I(cloud) and I(auth), openstacksdk reads the C(OS_*)
+      - Without O(cloud) and O(auth), openstacksdk reads the C(OS_*)
         environment variables.
     type: raw
   auth:
     description:
       - Authentication settings (C(auth_url), C(username), C(password),
         C(project_name), C(user_domain_name), C(project_domain_name) and so on)
-        that override or replace those of I(cloud).
+        that override or replace those of O(cloud).
       - Never logged.
     type: dict
   auth_type:
@@ -65,7 +65,7 @@ options:
     aliases: [cert]
   client_key:
     description:
-      - Path to the key of I(client_cert).
+      - Path to the key of O(client_cert).
     type: str
     aliases: [key]
   api_timeout:
@@ -118,7 +118,7 @@ options:
     default: true
   timeout:
     description:
-      - How many seconds to wait when I(wait=true). The module fails with a
+      - How many seconds to wait when O(wait=true). The module fails with a
         message naming what it waited for when the time is up.
     type: int
     default: 180

@@ -21,6 +21,15 @@ description:
   - Reads only; it never formats, mounts or starts anything.
 author:
   - multiattach.cloud developers (@multiattach)
+seealso:
+  - module: multiattach.cloud.clustered_fs_mkfs
+    description: "make the filesystem the node reads"
+  - name: "The kernel's OCFS2 documentation"
+    link: https://docs.kernel.org/filesystems/ocfs2.html
+    description: "The kernel's OCFS2 documentation"
+  - name: "The kernel's GFS2 documentation"
+    link: https://docs.kernel.org/filesystems/gfs2.html
+    description: "The kernel's GFS2 documentation"
 extends_documentation_fragment:
   - multiattach.cloud.cluster_node
 options:
@@ -80,6 +89,7 @@ disk:
   description: Where the shared disk is.
   returned: always
   type: dict
+  sample: {"path": "/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9", "exists": true, "is_block_device": true}
   contains:
     path:
       description: The by-id link found for O(volume_id), or O(device); null when the volume is not here.
@@ -118,10 +128,12 @@ services:
   description: The cluster stack's services (o2cb, ocfs2 or corosync, dlm), each with C(active) and C(enabled).
   returned: always
   type: dict
+  sample: {"o2cb": {"active": true, "enabled": true}, "ocfs2": {"active": true, "enabled": true}}
 o2cb_nodes:
   description: The running o2cb cluster's node names and numbers (configfs); empty when offline or GFS2.
   returned: always
   type: dict
+  sample: {"db-1": 1, "db-2": 2}
 dlm_lockspaces:
   description: The DLM lockspaces this node has joined (one per mounted GFS2); empty for OCFS2.
   returned: always
@@ -174,6 +186,7 @@ device_mounts:
   returned: always
   type: list
   elements: dict
+  sample: [{"target": "/srv/shared", "fstype": "ocfs2", "source": "/dev/vdb"}]
 device_users:
   description:
     - The processes that hold the shared disk's filesystem on this node (working directory, root,
@@ -194,6 +207,7 @@ self_fencing:
       heartbeat C(dead_threshold) (null while the cluster is offline).
   returned: always
   type: dict
+  sample: {"kernel_panic": 30, "kernel_panic_on_oops": 1, "dead_threshold": 31, "idle_timeout_ms": 30000, "keepalive_delay_ms": 2000, "reconnect_delay_ms": 2000, "fence_method": "reset"}
 mount_point_is_dir:
   description: Whether the mount point exists as a directory.
   returned: always

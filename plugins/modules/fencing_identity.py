@@ -22,6 +22,15 @@ description:
   - Needs credentials that may manage users and role assignments in O(domain) (Keystone's admin).
 author:
   - multiattach.cloud developers (@multiattach)
+seealso:
+  - module: multiattach.cloud.clustered_fs_info
+    description: "reads whether a node holds the fencing credentials"
+  - name: "dlm.conf(5)"
+    link: https://manpages.debian.org/bookworm/dlm-controld/dlm.conf.5.en.html
+    description: "dlm.conf(5): DLM fencing devices"
+  - name: "Keystone"
+    link: https://docs.openstack.org/keystone/latest/admin/service-api-protection.html
+    description: "Keystone: default roles (admin, member, reader) and scopes"
 extends_documentation_fragment:
   - multiattach.cloud.openstack.CHANGES
 options:

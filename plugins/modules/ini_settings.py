@@ -55,6 +55,12 @@ options:
         file is an error.
     type: bool
     default: true
+seealso:
+  - name: "oslo.config"
+    link: https://docs.openstack.org/oslo.config/latest/
+    description: "oslo.config: how OpenStack services read their INI files"
+  - module: community.general.ini_file
+    description: "a general INI editor that does not read the file as oslo.config does"
 extends_documentation_fragment:
   - ansible.builtin.files
   - multiattach.cloud.attributes
@@ -97,6 +103,7 @@ changes:
   returned: always
   type: list
   elements: dict
+  sample: [{"section": "DEFAULT", "option": "enabled_backends", "before": "lvm-1", "after": "lvm-1,rbd-1"}, {"section": "rbd-1", "option": "rbd_secret_uuid", "before": null, "after": "********"}]
   contains:
     section:
       description: The section.

@@ -19,6 +19,14 @@ description:
     C(<shareable/>) and C(cache='none'); raw format only.
 author:
   - multiattach.cloud developers (@multiattach)
+seealso:
+  - module: multiattach.cloud.libvirt_shareable_disk
+    description: "give a guest a shareable disk"
+  - module: multiattach.cloud.preflight
+    description: "the compute nodes as Nova and Placement report them"
+  - name: "libvirt domain XML"
+    link: https://libvirt.org/formatdomain.html#hard-drives-floppy-disks-cdroms
+    description: "libvirt domain XML: disks, shareable and cache"
 extends_documentation_fragment:
   - multiattach.cloud.libvirt
 options:
@@ -103,6 +111,7 @@ o_direct:
   description: Whether the instances directory's filesystem takes O_DIRECT, and what was seen.
   returned: always
   type: dict
+  sample: {"supported": true, "detail": "an O_DIRECT write and read of 4096 bytes in /var/lib/nova/instances worked"}
   contains:
     supported:
       description: True when an O_DIRECT write and read worked; null when not probed.

@@ -27,6 +27,12 @@ description:
     software that coordinates the writers; see the R(multiattach.cloud.clustered_fs,ansible_collections.multiattach.cloud.clustered_fs_role) role.
 author:
   - multiattach.cloud developers (@multiattach)
+seealso:
+  - module: multiattach.cloud.libvirt_host_info
+    description: "whether the host can share disks"
+  - name: "libvirt domain XML"
+    link: https://libvirt.org/formatdomain.html#hard-drives-floppy-disks-cdroms
+    description: "libvirt domain XML: disks, shareable and cache"
 extends_documentation_fragment:
   - multiattach.cloud.libvirt
 options:
@@ -104,6 +110,7 @@ disk:
   description: The disk as attached after the task (or as found before a detach); null when absent.
   returned: always
   type: dict
+  sample: {"source": "/var/lib/shared/data.raw", "target": "vdb", "bus": "virtio", "format": "raw", "cache": "none", "shareable": true, "readonly": false}
   contains:
     source:
       description: Path of the file or block device.

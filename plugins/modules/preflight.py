@@ -68,6 +68,17 @@ options:
         Without it the task reports the checks and succeeds.
     type: bool
     default: false
+seealso:
+  - module: multiattach.cloud.libvirt_host_info
+    description: "a compute host's libvirt, read on the host"
+  - module: multiattach.cloud.volume_type
+    description: "the multiattach volume type a failed check asks for"
+  - name: "Cinder"
+    link: https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html
+    description: "Cinder: volume multi-attach, enable and use"
+  - name: "Nova"
+    link: https://docs.openstack.org/nova/latest/admin/manage-volumes.html
+    description: "Nova: manage volumes, volume multi-attach"
 extends_documentation_fragment:
   - multiattach.cloud.openstack.INFO
 """
@@ -118,6 +129,7 @@ checks:
   returned: always
   type: list
   elements: dict
+  sample: [{"name": "compute_api_microversion", "status": "ok", "detail": "compute API goes up to 2.100; multiattach needs 2.60", "fix": null}, {"name": "backend_pools_multiattach", "status": "unknown", "detail": "backend pools needs an admin role to read; run preflight with admin credentials to know", "fix": null}]
   contains:
     name:
       description: The check.

@@ -71,6 +71,17 @@ options:
     type: str
     choices: [present, absent]
     default: present
+seealso:
+  - module: multiattach.cloud.volume
+    description: "a volume of this type"
+  - module: multiattach.cloud.preflight
+    description: "whether a backend reports the multiattach capability"
+  - name: "Cinder"
+    link: https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html
+    description: "Cinder: volume multi-attach, enable and use"
+  - name: "Cinder block storage API v3"
+    link: https://docs.openstack.org/api-ref/block-storage/v3/
+    description: "Cinder block storage API v3"
 extends_documentation_fragment:
   - multiattach.cloud.openstack.CHANGES
 attributes:
@@ -105,6 +116,7 @@ volume_type:
   description: The type as it is (or, in check mode, would be) after the task; null when absent.
   returned: always
   type: dict
+  sample: {"id": "3c0f2a9e-5d4b-4e1a-8f7c-6b5a4d3c2e1f", "name": "multiattach-rbd-1", "description": "Multiattach volumes on Cinder backend rbd-1", "is_public": true, "extra_specs": {"multiattach": "<is> True", "volume_backend_name": "rbd-1"}, "projects": null}
   contains:
     id:
       description: "Type ID; null for a type that check mode would create."
@@ -125,6 +137,7 @@ volume_type:
     extra_specs:
       description: "The type's extra specs."
       type: dict
+      sample: {"multiattach": "<is> True", "volume_backend_name": "rbd-1"}
       returned: when present
     projects:
       description: "Project IDs with access to a private type; null for a public type."

@@ -1,10 +1,15 @@
 """Each module lists one doc fragment, its kind; a kind is joined from pieces written once.
 joined() must merge them as ansible-doc merges a module's fragments, or a kind would lose an
 option, a note or a support level that the pieces say."""
+import json
+import subprocess
+import sys
+
 import yaml
 
 from ansible_collections.multiattach.cloud.plugins.doc_fragments import attachments, attributes, cluster_node, libvirt, openstack
 from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
+from local_cloud import paths
 
 ATTRIBUTES = attributes.ModuleDocFragment.DOCUMENTATION
 OPENSTACK = openstack.ModuleDocFragment
@@ -61,3 +66,47 @@ def test_only_the_kinds_with_wait_have_the_wait_options():
         options = yaml.safe_load(text)["options"]
         assert ({"wait", "timeout"} <= set(options)) == (kind in (
             "openstack.CHANGES_WITH_WAIT", "attachments")), kind
+
+
+# Each kind as a module lists it, and the pieces it is joined from as a module would list them.
+KIND_PIECES = {
+    "multiattach.cloud.openstack.INFO": ["attributes", "openstack", "openstack.INFO_SUPPORT"],
+    "multiattach.cloud.openstack.CHANGES": ["attributes", "openstack", "openstack.CHANGE_SUPPORT"],
+    "multiattach.cloud.openstack.CHANGES_WITH_WAIT": ["attributes", "openstack", "openstack.CHANGE_SUPPORT",
+                                                      "openstack.WAIT"],
+    "multiattach.cloud.attachments": ["attributes", "openstack", "openstack.CHANGE_SUPPORT", "openstack.WAIT",
+                                      "attachments.ATTACHMENTS"],
+    "multiattach.cloud.libvirt": ["attributes", "libvirt.LIBVIRT"],
+    "multiattach.cloud.cluster_node": ["attributes", "cluster_node.CLUSTER_NODE"],
+}
+
+
+MERGE = """
+import json, sys
+from ansible.utils.collection_loader._collection_finder import _AnsibleCollectionFinder
+_AnsibleCollectionFinder(paths=[sys.argv[1]])._install()
+from ansible.plugins.loader import fragment_loader
+from ansible.utils.plugin_docs import add_fragments
+merged = []
+for fragments in json.loads(sys.argv[3]):
+    doc = {"extends_documentation_fragment": fragments}
+    add_fragments(doc, sys.argv[2], fragment_loader=fragment_loader, is_module=True)
+    merged.append(doc)
+print(json.dumps(merged))
+"""
+
+
+def test_each_kind_is_what_ansible_cores_own_merge_makes_of_its_pieces():
+    """joined() against ansible-core's add_fragments(), in a process of its own (its collection
+    loader must own the import of ansible_collections): a module listing the kind documents
+    exactly what it would document listing the pieces one by one."""
+    lists = []
+    for kind, pieces in KIND_PIECES.items():
+        lists += [[kind], ["multiattach.cloud." + piece for piece in pieces]]
+    completed = subprocess.run(
+        [sys.executable, "-c", MERGE, str(paths.ROOT / ".collections"),
+         str(paths.ROOT / "plugins" / "modules" / "x.py"), json.dumps(lists)],
+        capture_output=True, text=True, check=True)
+    merged = json.loads(completed.stdout)
+    for index, kind in enumerate(KIND_PIECES):
+        assert merged[2 * index] == merged[2 * index + 1], kind
