@@ -26,4 +26,3 @@ def set_changes(current, desired):
     """(members to add, members to remove), both sorted, to turn CURRENT into DESIRED."""
     current, desired = set(current), set(desired)
     return sorted(desired - current), sorted(current - desired)
-

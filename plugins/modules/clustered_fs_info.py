@@ -207,7 +207,14 @@ self_fencing:
       heartbeat C(dead_threshold) (null while the cluster is offline).
   returned: always
   type: dict
-  sample: {"kernel_panic": 30, "kernel_panic_on_oops": 1, "dead_threshold": 31, "idle_timeout_ms": 30000, "keepalive_delay_ms": 2000, "reconnect_delay_ms": 2000, "fence_method": "reset"}
+  sample:
+    kernel_panic: 30
+    kernel_panic_on_oops: 1
+    dead_threshold: 31
+    idle_timeout_ms: 30000
+    keepalive_delay_ms: 2000
+    reconnect_delay_ms: 2000
+    fence_method: reset
 mount_point_is_dir:
   description: Whether the mount point exists as a directory.
   returned: always

@@ -103,7 +103,15 @@ changes:
   returned: always
   type: list
   elements: dict
-  sample: [{"section": "DEFAULT", "option": "enabled_backends", "before": "lvm-1", "after": "lvm-1,rbd-1"}, {"section": "rbd-1", "option": "rbd_secret_uuid", "before": null, "after": "********"}]
+  sample:
+    - section: DEFAULT
+      option: enabled_backends
+      before: lvm-1
+      after: lvm-1,rbd-1
+    - section: rbd-1
+      option: rbd_secret_uuid
+      before: null
+      after: '********'
   contains:
     section:
       description: The section.

@@ -110,7 +110,14 @@ disk:
   description: The disk as attached after the task (or as found before a detach); null when absent.
   returned: always
   type: dict
-  sample: {"source": "/var/lib/shared/data.raw", "target": "vdb", "bus": "virtio", "format": "raw", "cache": "none", "shareable": true, "readonly": false}
+  sample:
+    source: /var/lib/shared/data.raw
+    target: vdb
+    bus: virtio
+    format: raw
+    cache: none
+    shareable: true
+    readonly: false
   contains:
     source:
       description: Path of the file or block device.

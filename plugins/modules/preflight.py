@@ -129,7 +129,16 @@ checks:
   returned: always
   type: list
   elements: dict
-  sample: [{"name": "compute_api_microversion", "status": "ok", "detail": "compute API goes up to 2.100; multiattach needs 2.60", "fix": null}, {"name": "backend_pools_multiattach", "status": "unknown", "detail": "backend pools needs an admin role to read; run preflight with admin credentials to know", "fix": null}]
+  sample:
+    - name: compute_api_microversion
+      status: ok
+      detail: compute API goes up to 2.100; multiattach needs 2.60
+      fix: null
+    - name: backend_pools_multiattach
+      status: unknown
+      detail: backend pools needs an admin role to read; run preflight with admin credentials to
+        know
+      fix: null
   contains:
     name:
       description: The check.

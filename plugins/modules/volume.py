@@ -105,7 +105,18 @@ volume:
       each of its C(volumes); each key is documented there. In check mode, what it would be.
   returned: always
   type: dict
-  sample: {"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "name": "shared-data", "status": "available", "size": 10, "multiattach": true, "volume_type": "multiattach-rbd-1", "bootable": false, "availability_zone": "nova", "description": null, "metadata": {}, "attachments": []}
+  sample:
+    id: 5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11
+    name: shared-data
+    status: available
+    size: 10
+    multiattach: true
+    volume_type: multiattach-rbd-1
+    bootable: false
+    availability_zone: nova
+    description: null
+    metadata: {}
+    attachments: []
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule

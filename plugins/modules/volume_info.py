@@ -74,7 +74,25 @@ volumes:
   returned: always
   type: list
   elements: dict
-  sample: [{"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "name": "shared-data", "status": "in-use", "size": 10, "multiattach": true, "volume_type": "multiattach-rbd-1", "bootable": false, "availability_zone": "nova", "description": null, "metadata": {}, "attachments": [{"attachment_id": "8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10", "server_id": "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c", "server_name": "db-1", "host_name": "compute-1", "device": "/dev/vdb", "attach_mode": "rw", "attached_at": "2026-11-25T10:14:03.000000"}]}]
+  sample:
+    - id: 5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11
+      name: shared-data
+      status: in-use
+      size: 10
+      multiattach: true
+      volume_type: multiattach-rbd-1
+      bootable: false
+      availability_zone: nova
+      description: null
+      metadata: {}
+      attachments:
+      - attachment_id: 8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10
+        server_id: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
+        server_name: db-1
+        host_name: compute-1
+        device: /dev/vdb
+        attach_mode: rw
+        attached_at: '2026-11-25T10:14:03.000000'
   contains:
     id:
       description: "Volume ID."
@@ -121,7 +139,14 @@ volumes:
       description: One entry per server that holds the volume.
       type: list
       elements: dict
-      sample: [{"attachment_id": "8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10", "server_id": "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c", "server_name": "db-1", "host_name": "compute-1", "device": "/dev/vdb", "attach_mode": "rw", "attached_at": "2026-11-25T10:14:03.000000"}]
+      sample:
+        - attachment_id: 8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10
+          server_id: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
+          server_name: db-1
+          host_name: compute-1
+          device: /dev/vdb
+          attach_mode: rw
+          attached_at: '2026-11-25T10:14:03.000000'
       returned: always
       contains:
         attachment_id:

@@ -116,7 +116,15 @@ volume_type:
   description: The type as it is (or, in check mode, would be) after the task; null when absent.
   returned: always
   type: dict
-  sample: {"id": "3c0f2a9e-5d4b-4e1a-8f7c-6b5a4d3c2e1f", "name": "multiattach-rbd-1", "description": "Multiattach volumes on Cinder backend rbd-1", "is_public": true, "extra_specs": {"multiattach": "<is> True", "volume_backend_name": "rbd-1"}, "projects": null}
+  sample:
+    id: 3c0f2a9e-5d4b-4e1a-8f7c-6b5a4d3c2e1f
+    name: multiattach-rbd-1
+    description: Multiattach volumes on Cinder backend rbd-1
+    is_public: true
+    extra_specs:
+      multiattach: <is> True
+      volume_backend_name: rbd-1
+    projects: null
   contains:
     id:
       description: "Type ID; null for a type that check mode would create."

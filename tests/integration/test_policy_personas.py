@@ -93,8 +93,8 @@ CHANGES = [
 
 @pytest.mark.parametrize("module, args, policy", [c[1:] for c in CHANGES],
                          ids=[c[0] for c in CHANGES])
-def test_a_reader_is_refused_every_change_by_the_policy_named(member_cloud, member_lab, module,
-                                                               args, policy):
+def test_a_reader_is_refused_every_change_by_the_policy_named(
+        member_cloud, member_lab, module, args, policy):
     def state():
         return sorted((v.name, v.status, v.size, tuple(sorted(a["server_id"] for a in v.attachments)))
                       for v in member_cloud.block_storage.volumes()

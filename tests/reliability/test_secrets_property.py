@@ -146,8 +146,8 @@ def run_and_read_everything(playbook, work, check):
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 # A query value ends at & # ; by the URL's grammar: no password holds them unencoded there.
 @given(password=passwords(), query_password=passwords(excluded="&#;"))
-def test_no_printable_password_shows_anywhere_at_vvv_diff_and_check(tmp_path, password,
-                                                                      query_password):
+def test_no_printable_password_shows_anywhere_at_vvv_diff_and_check(
+        tmp_path, password, query_password):
     work = Path(tempfile.mkdtemp(dir=tmp_path))
     path = playbook(password, query_password, work)
     for check in (False, True):
