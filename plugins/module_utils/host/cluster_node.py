@@ -158,9 +158,9 @@ def fstab_entry(mount_point, fstab="/etc/fstab"):
 class ClusterNodeReading(Reading):
     """The clustered_fs_info module: everything the clustered_fs role decides on, read at once."""
 
-    def __init__(self, run, *, volume_id, device, filesystem, cluster_name, mount_point, packages,
+    def __init__(self, run_command, *, volume_id, device, filesystem, cluster_name, mount_point, packages,
                  gfs2_fencing, fencing_cloud, read_users):
-        self.run = run
+        self.run_command = run_command
         self.volume_id = volume_id
         self.device = device
         self.filesystem = filesystem
@@ -173,7 +173,7 @@ class ClusterNodeReading(Reading):
 
     def read(self, check_mode):
         disk = find_disk(self.volume_id, self.device)
-        signatures = probe_signatures(self.run, disk["path"]) if disk["is_block_device"] else []
+        signatures = probe_signatures(self.run_command, disk["path"]) if disk["is_block_device"] else []
         found_type = signature_type(signatures)
         recorded, highest_id = cluster_records.recorded_nodes(self.filesystem, self.cluster_name)
         mounts, users = device_mounts(disk["path"], self.read_users) if disk["is_block_device"] else ([], [])
@@ -183,16 +183,16 @@ class ClusterNodeReading(Reading):
             disk=disk,
             signatures=signatures,
             signature_type=found_type,
-            slots=filesystem_slots(self.run, disk["path"], found_type) if found_type in ("ocfs2", "gfs2") else None,
-            missing_packages=missing_packages(self.run, self.packages),
+            slots=filesystem_slots(self.run_command, disk["path"], found_type) if found_type in ("ocfs2", "gfs2") else None,
+            missing_packages=missing_packages(self.run_command, self.packages),
             recorded_nodes=recorded,
             highest_node_id=highest_id,
-            mounted_by=cluster_records.mounted_by(self.run, found_type, disk["path"], signatures, recorded)
+            mounted_by=cluster_records.mounted_by(self.run_command, found_type, disk["path"], signatures, recorded)
             if found_type == self.filesystem else [],
             device_mounts=mounts,
             device_users=users,
             mount_point_is_dir=os.path.isdir(self.mount_point),
-            mounted_type=mounted_type(self.run, self.mount_point),
+            mounted_type=mounted_type(self.run_command, self.mount_point),
             fstab_entry=fstab_entry(self.mount_point),
         )
 
@@ -200,7 +200,7 @@ class ClusterNodeReading(Reading):
         """The cluster stack: its services, its members as it runs, fencing and authentication."""
         ocfs2 = self.filesystem == "ocfs2"
         o2cb = o2cb_nodes(self.cluster_name) if ocfs2 else {}
-        services = service_states(self.run, STACK_SERVICES[self.filesystem])
+        services = service_states(self.run_command, STACK_SERVICES[self.filesystem])
         lockspaces = [] if ocfs2 else dlm_lockspaces()
         server_uuid, product = cluster_records.server_identity()
         warnings = []

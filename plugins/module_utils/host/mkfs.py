@@ -83,8 +83,8 @@ class MkfsChange(Change):
     """The clustered_fs_mkfs module: OCFS2 or GFS2 on a disk with no signature at all, the
     signature read again right before, mkfs's own check kept."""
 
-    def __init__(self, run, *, volume_id, device, filesystem, cluster_name, slots, label):
-        self.run = run
+    def __init__(self, run_command, *, volume_id, device, filesystem, cluster_name, slots, label):
+        self.run_command = run_command
         self.volume_id = volume_id
         self.device = device
         self.filesystem = filesystem
@@ -97,7 +97,7 @@ class MkfsChange(Change):
         if not disk["is_block_device"]:
             raise ModuleFailure("%s is no block device on this node: attach the shared volume first"
                                 % (disk["path"] or "volume %s" % self.volume_id), disk=disk)
-        return disk, probe_signatures(self.run, disk["path"])
+        return disk, probe_signatures(self.run_command, disk["path"])
 
     def plan(self, current):
         disk, signatures = current
@@ -127,7 +127,7 @@ class MkfsChange(Change):
             raise ModuleFailure("%s failed (rc %d; answered %s): %s" % (
                 command[0], rc, ", ".join(answers) or "no question", output.strip()[-600:]),
                 disk=disk, command=command, mkfs_output=output.splitlines())
-        made = signature_type(probe_signatures(self.run, path))
+        made = signature_type(probe_signatures(self.run_command, path))
         if made != self.filesystem:
             raise ModuleFailure("%s ended but %s now carries %s, not %s"
                                 % (command[0], path, made or "nothing", self.filesystem), disk=disk)

@@ -1,0 +1,175 @@
+"""The planning of volume, volume_type, fencing_identity and volume_info, with a fake
+connection: what each plans (steps, diff, result) and what it refuses before any call. Check
+mode makes no call that changes anything (the fakes record every call)."""
+from types import SimpleNamespace
+
+import pytest
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import identity
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import FencingIdentityChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import VolumeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import VolumeTypeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import VolumesReading
+
+MULTIATTACH = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True"}, is_public=True,
+                              description=None)
+PLAIN = SimpleNamespace(id="t2", name="plain", extra_specs={}, is_public=True, description=None)
+
+
+class Recorder:
+    """A proxy whose reads answer from READS and whose other calls are recorded."""
+
+    def __init__(self, **reads):
+        self.reads = reads
+        self.calls = []
+
+    def __getattr__(self, name):
+        if name in self.reads:
+            value = self.reads[name]
+            return value if callable(value) else (lambda *a, **k: value)
+
+        def record(*args, **kwargs):
+            self.calls.append(name)
+            return SimpleNamespace(id="new", name="new", extra_specs={}, is_public=True,
+                                   description=None)
+        return record
+
+
+def a_volume(**fields):
+    values = dict(id="v1", name="data", status="available", size=1, is_multiattach=True, volume_type="ma",
+                  is_bootable="false", availability_zone="nova", description=None, metadata={},
+                  attachments=[])
+    values.update(fields)
+    return SimpleNamespace(**values)
+
+
+def volume_cloud(volume=None, types=(MULTIATTACH, PLAIN)):
+    storage = Recorder(find_volume=volume, volumes=[volume] if volume else [], types=list(types),
+                       get_type_encryption=None, get_volume=volume)
+    return SimpleNamespace(block_storage=storage, compute=Recorder(servers=[]))
+
+
+def volume_change(conn, **options):
+    values = dict(name="data", size=None, volume_type=None, availability_zone=None, description=None,
+                  metadata=None, bootable=None, state="present", wait=True, timeout=30)
+    values.update(options)
+    return VolumeChange(conn, **values)
+
+
+def test_a_new_volume_is_one_step_and_check_mode_calls_nothing():
+    conn = volume_cloud()
+    change = volume_change(conn, size=2, volume_type="ma")
+    plan = change.plan(change.read())
+    assert plan.says() == ["create volume data"]
+    assert (plan.before, plan.after["size"], plan.after["volume_type"]) == (None, 2, "ma")
+    result = change.run(check_mode=True)
+    assert result["changed"] and result["volume"]["id"] is None
+    assert conn.block_storage.calls == []
+
+
+def test_an_update_plans_only_what_differs_and_a_shrink_or_a_retype_while_attached_is_refused():
+    conn = volume_cloud(a_volume(size=5, description="old"))
+    change = volume_change(conn, size=5, description="new", metadata={"k": "v"})
+    plan = change.plan(change.read())
+    assert plan.says() == ["update volume data: description, metadata"]
+    assert plan.after["description"] == "new" and plan.after["metadata"] == {"k": "v"}
+    with pytest.raises(ModuleFailure, match="cannot shrink"):
+        volume_change(conn, size=1).plan(a_volume(size=5))
+    attached = a_volume(status="in-use", volume_type="other")
+    with pytest.raises(ModuleFailure, match="cannot retype a volume to or from multiattach while"):
+        volume_change(volume_cloud(attached), volume_type="ma").plan(attached)
+
+
+def test_a_volume_as_wanted_plans_no_step():
+    conn = volume_cloud(a_volume(size=5))
+    change = volume_change(conn, size=5)
+    assert change.plan(change.read()).steps == []
+
+
+@pytest.mark.parametrize("options, refusal", [
+    (dict(size=0), "size must be at least 1"),
+    (dict(size=1, volume_type="plain"), "has no extra spec multiattach"),
+    (dict(size=1, volume_type="ghost"), "volume type 'ghost' does not exist"),
+    (dict(volume_type="ma"), "creating it needs size"),
+])
+def test_what_no_volume_may_be_is_refused_before_any_call(options, refusal):
+    conn = volume_cloud()
+    with pytest.raises(ModuleFailure, match=refusal):
+        change = volume_change(conn, **options)
+        change.plan(change.read())
+    assert conn.block_storage.calls == []
+
+
+def test_an_attached_volume_is_never_planned_for_deletion():
+    held = a_volume(status="in-use", attachments=[{"server_id": "s1"}])
+    with pytest.raises(ModuleFailure, match="is attached to node-1: detach it first"):
+        conn = volume_cloud(held)
+        conn.compute = Recorder(servers=[SimpleNamespace(id="s1", name="node-1")])
+        volume_change(conn, state="absent").plan(held)
+
+
+def type_change(conn, **options):
+    values = dict(name="ma", description=None, backend=None, extra_specs={}, purge_extra_specs=False,
+                  is_public=None, projects=None, state="present")
+    values.update(options)
+    return VolumeTypeChange(conn, **values)
+
+
+def test_a_volume_type_always_carries_multiattach_and_plans_each_spec_it_sets():
+    conn = volume_cloud(types=[])
+    change = type_change(conn, backend="rbd-1")
+    plan = change.plan(change.read())
+    assert plan.says() == ["create volume type ma"]
+    assert plan.after["extra_specs"] == {"volume_backend_name": "rbd-1", "multiattach": "<is> True"}
+    existing = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True", "old": "x"},
+                               is_public=True, description=None)
+    conn = volume_cloud(types=[existing])
+    plan = type_change(conn, extra_specs={"new": "y"}, purge_extra_specs=True).plan(existing)
+    assert plan.says() == ["set extra specs new", "remove extra spec old"]
+    with pytest.raises(ModuleFailure, match="a type of this collection always has multiattach"):
+        type_change(conn, extra_specs={"multiattach": "False"}).plan(existing)
+
+
+def fencing_cloud(user=None, works=True, assignments=()):
+    project = SimpleNamespace(id="p1", name="demo")
+    conn = SimpleNamespace(identity=Recorder(
+        find_domain=SimpleNamespace(id="d1"), find_user=user, find_project=project,
+        find_role=SimpleNamespace(id="r1", name="member"),
+        role_assignments=[SimpleNamespace(scope={kind: {"id": scope}}, role={"id": role})
+                          for kind, scope, role in assignments]))
+    return conn, works
+
+
+@pytest.mark.parametrize("user, works, assignments, says", [
+    (None, True, (), ["create user fence with its project role"]),
+    ("exists", True, [("project", "p1", "r1")], []),
+    ("exists", False, [("project", "p1", "r1")], ["set the password and the default project of fence"]),
+    ("exists", True, [("project", "p1", "r1"), ("project", "p9", "admin")], ["take role admin on project p9"]),
+])
+def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
+        monkeypatch, user, works, assignments, says):
+    account = SimpleNamespace(id="u1", default_project_id="p1") if user else None
+    conn, works = fencing_cloud(account, works, assignments)
+    monkeypatch.setattr(identity, "password_works", lambda *args: works)
+    change = FencingIdentityChange(conn, name="fence", password="pw", project="demo", domain="Default",
+                                   role="member", state="present")
+    plan = change.plan(change.read())
+    assert plan.says() == says
+    assert "pw" not in str(plan.before) + str(plan.after) + str(plan.result)
+    assert conn.identity.calls == []
+
+
+def test_volume_info_reads_one_volume_with_its_holders_and_warns_of_one_host():
+    held = a_volume(status="in-use", attachments=[
+        {"server_id": "s1", "attachment_id": "a1", "host_name": "c1"},
+        {"server_id": "s2", "attachment_id": "a2", "host_name": "c1"}])
+    conn = volume_cloud(held)
+    conn.compute = Recorder(servers=[SimpleNamespace(id="s1", name="n1"), SimpleNamespace(id="s2", name="n2")])
+    conn.block_storage.reads["get"] = lambda *a, **k: SimpleNamespace(
+        status_code=200, headers={}, json=lambda: {"attachments": []})
+    result = VolumesReading(conn, name="data", multiattach_only=False, status=None,
+                            all_projects=False).run(check_mode=False)
+    assert result["changed"] is False
+    assert [a["server_name"] for a in result["volumes"][0]["attachments"]] == ["n1", "n2"]
+    assert "runs on compute host c1" in result["warnings"][0]
