@@ -21,14 +21,9 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
-  - module: multiattach.cloud.clustered_fs_info
-    description: "read the disk's signature and slots first"
-  - name: "The kernel's OCFS2 documentation"
-    link: https://docs.kernel.org/filesystems/ocfs2.html
-    description: "The kernel's OCFS2 documentation"
-  - name: "The kernel's GFS2 documentation"
-    link: https://docs.kernel.org/filesystems/gfs2.html
-    description: "The kernel's GFS2 documentation"
+  - {module: "multiattach.cloud.clustered_fs_info", description: "read the disk's signature and slots first"}
+  - {name: "The kernel's OCFS2 documentation", link: "https://docs.kernel.org/filesystems/ocfs2.html", description: "its reference"}
+  - {name: "The kernel's GFS2 documentation", link: "https://docs.kernel.org/filesystems/gfs2.html", description: "its reference"}
 extends_documentation_fragment:
   - multiattach.cloud.cluster_node
 options:

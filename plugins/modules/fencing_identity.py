@@ -23,14 +23,9 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
-  - module: multiattach.cloud.clustered_fs_info
-    description: "reads whether a node holds the fencing credentials"
-  - name: "dlm.conf(5)"
-    link: https://manpages.debian.org/bookworm/dlm-controld/dlm.conf.5.en.html
-    description: "dlm.conf(5): DLM fencing devices"
-  - name: "Keystone"
-    link: https://docs.openstack.org/keystone/latest/admin/service-api-protection.html
-    description: "Keystone: default roles (admin, member, reader) and scopes"
+  - {module: "multiattach.cloud.clustered_fs_info", description: "reads whether a node holds the fencing credentials"}
+  - {name: "dlm.conf(5)", link: "https://manpages.debian.org/bookworm/dlm-controld/dlm.conf.5.en.html", description: "DLM fencing devices"}
+  - {name: "Keystone", link: "https://docs.openstack.org/keystone/latest/admin/service-api-protection.html", description: "default roles"}
 extends_documentation_fragment:
   - multiattach.cloud.openstack.CHANGES
 options:

@@ -56,11 +56,8 @@ options:
     type: bool
     default: true
 seealso:
-  - name: "oslo.config"
-    link: https://docs.openstack.org/oslo.config/latest/
-    description: "oslo.config: how OpenStack services read their INI files"
-  - module: community.general.ini_file
-    description: "a general INI editor that does not read the file as oslo.config does"
+  - {name: "oslo.config", link: "https://docs.openstack.org/oslo.config/latest/", description: "how OpenStack services read their INI files"}
+  - {module: "community.general.ini_file", description: "a general INI editor that does not read the file as oslo.config does"}
 extends_documentation_fragment:
   - ansible.builtin.files
   - multiattach.cloud.attributes

@@ -20,13 +20,9 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
-  - module: multiattach.cloud.libvirt_shareable_disk
-    description: "give a guest a shareable disk"
-  - module: multiattach.cloud.preflight
-    description: "the compute nodes as Nova and Placement report them"
-  - name: "libvirt domain XML"
-    link: https://libvirt.org/formatdomain.html#hard-drives-floppy-disks-cdroms
-    description: "libvirt domain XML: disks, shareable and cache"
+  - {module: "multiattach.cloud.libvirt_shareable_disk", description: "give a guest a shareable disk"}
+  - {module: "multiattach.cloud.preflight", description: "the compute nodes as Nova and Placement report them"}
+  - {name: "libvirt domain XML", link: "https://libvirt.org/formatdomain.html#hard-drives-floppy-disks-cdroms", description: "disks, shareable and cache"}
 extends_documentation_fragment:
   - multiattach.cloud.libvirt
 options:

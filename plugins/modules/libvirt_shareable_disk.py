@@ -28,11 +28,8 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
-  - module: multiattach.cloud.libvirt_host_info
-    description: "whether the host can share disks"
-  - name: "libvirt domain XML"
-    link: https://libvirt.org/formatdomain.html#hard-drives-floppy-disks-cdroms
-    description: "libvirt domain XML: disks, shareable and cache"
+  - {module: "multiattach.cloud.libvirt_host_info", description: "whether the host can share disks"}
+  - {name: "libvirt domain XML", link: "https://libvirt.org/formatdomain.html#hard-drives-floppy-disks-cdroms", description: "disks, shareable and cache"}
 extends_documentation_fragment:
   - multiattach.cloud.libvirt
 options:

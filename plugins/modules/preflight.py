@@ -69,16 +69,10 @@ options:
     type: bool
     default: false
 seealso:
-  - module: multiattach.cloud.libvirt_host_info
-    description: "a compute host's libvirt, read on the host"
-  - module: multiattach.cloud.volume_type
-    description: "the multiattach volume type a failed check asks for"
-  - name: "Cinder"
-    link: https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html
-    description: "Cinder: volume multi-attach, enable and use"
-  - name: "Nova"
-    link: https://docs.openstack.org/nova/latest/admin/manage-volumes.html
-    description: "Nova: manage volumes, volume multi-attach"
+  - {module: "multiattach.cloud.libvirt_host_info", description: "a compute host's libvirt, read on the host"}
+  - {module: "multiattach.cloud.volume_type", description: "the multiattach volume type a failed check asks for"}
+  - {name: "Cinder", link: "https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html", description: "volume multi-attach, enable and use"}
+  - {name: "Nova", link: "https://docs.openstack.org/nova/latest/admin/manage-volumes.html", description: "manage volumes, volume multi-attach"}
 extends_documentation_fragment:
   - multiattach.cloud.openstack.INFO
 """

@@ -50,18 +50,11 @@ options:
     choices: [present, absent]
     default: present
 seealso:
-  - module: multiattach.cloud.volume_attachments
-    description: "every server that holds a volume, at once"
-  - module: multiattach.cloud.volume_info
-    description: "the keys of the volume returned"
-  - module: openstack.cloud.server_volume
-    description: "refuses a volume that is in-use: no second server"
-  - name: "Nova"
-    link: https://docs.openstack.org/nova/latest/admin/manage-volumes.html
-    description: "Nova: manage volumes, volume multi-attach"
-  - name: "Nova API"
-    link: https://docs.openstack.org/api-ref/compute/#servers-with-volume-attachments-servers-os-volume-attachments
-    description: "Nova API: servers with volume attachments (2.60 and later for multiattach)"
+  - {module: "multiattach.cloud.volume_attachments", description: "every server that holds a volume, at once"}
+  - {module: "multiattach.cloud.volume_info", description: "the keys of the volume returned"}
+  - {module: "openstack.cloud.server_volume", description: "refuses a volume that is in-use: no second server"}
+  - {name: "Nova", link: "https://docs.openstack.org/nova/latest/admin/manage-volumes.html", description: "manage volumes, volume multi-attach"}
+  - {name: "Nova API", link: "https://docs.openstack.org/api-ref/compute/#servers-with-volume-attachments-servers-os-volume-attachments", description: "2.60"}
 extends_documentation_fragment:
   - multiattach.cloud.attachments
 attributes:
@@ -92,39 +85,14 @@ attachment:
       before it exists).
   returned: always
   type: dict
-  sample:
-    attachment_id: 8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10
-    server_id: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
-    server_name: db-1
-    host_name: compute-1
-    device: /dev/vdb
-    attach_mode: rw
-    attached_at: '2026-11-25T10:14:03.000000'
+  sample: {"attachment_id": "8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10", "server_id": "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c", "server_name": "db-1"}
 volume:
   description:
     - The volume once this server holds it (or no longer does), with every server's attachment.
     - Its keys are those of an entry of M(multiattach.cloud.volume_info)'s C(volumes), documented there.
   returned: always
   type: dict
-  sample:
-    id: 5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11
-    name: shared-data
-    status: in-use
-    size: 10
-    multiattach: true
-    volume_type: multiattach-rbd-1
-    bootable: false
-    availability_zone: nova
-    description: null
-    metadata: {}
-    attachments:
-    - attachment_id: 8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10
-      server_id: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
-      server_name: db-1
-      host_name: compute-1
-      device: /dev/vdb
-      attach_mode: rw
-      attached_at: '2026-11-25T10:14:03.000000'
+  sample: {"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "status": "in-use", "multiattach": true, "attachments": [{"server_name": "db-1"}]}
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, ServerVolumeChange

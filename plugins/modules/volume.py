@@ -64,18 +64,11 @@ options:
     choices: [present, absent]
     default: present
 seealso:
-  - module: multiattach.cloud.volume_type
-    description: "the multiattach volume type a volume is created with"
-  - module: multiattach.cloud.volume_attachments
-    description: "the servers that hold the volume"
-  - module: multiattach.cloud.volume_info
-    description: "what the modules return of a volume"
-  - name: "Cinder"
-    link: https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html
-    description: "Cinder: volume multi-attach, enable and use"
-  - name: "Cinder block storage API v3"
-    link: https://docs.openstack.org/api-ref/block-storage/v3/
-    description: "Cinder block storage API v3"
+  - {module: "multiattach.cloud.volume_type", description: "the multiattach volume type a volume is created with"}
+  - {module: "multiattach.cloud.volume_attachments", description: "the servers that hold the volume"}
+  - {module: "multiattach.cloud.volume_info", description: "what the modules return of a volume"}
+  - {name: "Cinder", link: "https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html", description: "volume multi-attach, enable and use"}
+  - {name: "Cinder block storage API v3", link: "https://docs.openstack.org/api-ref/block-storage/v3/", description: "its reference"}
 extends_documentation_fragment:
   - multiattach.cloud.openstack.CHANGES_WITH_WAIT
 attributes:
@@ -105,18 +98,7 @@ volume:
       each of its C(volumes); each key is documented there. In check mode, what it would be.
   returned: always
   type: dict
-  sample:
-    id: 5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11
-    name: shared-data
-    status: available
-    size: 10
-    multiattach: true
-    volume_type: multiattach-rbd-1
-    bootable: false
-    availability_zone: nova
-    description: null
-    metadata: {}
-    attachments: []
+  sample: {"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "name": "shared-data", "status": "available", "multiattach": true, "attachments": []}
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule

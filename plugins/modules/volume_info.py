@@ -38,13 +38,9 @@ options:
     type: bool
     default: false
 seealso:
-  - module: multiattach.cloud.volume_attachments
-    description: "change which servers hold a volume"
-  - module: multiattach.cloud.volume
-    description: "create or change a volume"
-  - name: "Cinder block storage API v3"
-    link: https://docs.openstack.org/api-ref/block-storage/v3/
-    description: "Cinder block storage API v3"
+  - {module: "multiattach.cloud.volume_attachments", description: "change which servers hold a volume"}
+  - {module: "multiattach.cloud.volume", description: "create or change a volume"}
+  - {name: "Cinder block storage API v3", link: "https://docs.openstack.org/api-ref/block-storage/v3/", description: "its reference"}
 extends_documentation_fragment:
   - multiattach.cloud.openstack.INFO
 """
@@ -139,14 +135,7 @@ volumes:
       description: One entry per server that holds the volume.
       type: list
       elements: dict
-      sample:
-        - attachment_id: 8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10
-          server_id: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
-          server_name: db-1
-          host_name: compute-1
-          device: /dev/vdb
-          attach_mode: rw
-          attached_at: '2026-11-25T10:14:03.000000'
+      sample: [{"server_name": "db-1", "host_name": "compute-1", "device": "/dev/vdb", "attach_mode": "rw"}]
       returned: always
       contains:
         attachment_id:

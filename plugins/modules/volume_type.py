@@ -72,16 +72,10 @@ options:
     choices: [present, absent]
     default: present
 seealso:
-  - module: multiattach.cloud.volume
-    description: "a volume of this type"
-  - module: multiattach.cloud.preflight
-    description: "whether a backend reports the multiattach capability"
-  - name: "Cinder"
-    link: https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html
-    description: "Cinder: volume multi-attach, enable and use"
-  - name: "Cinder block storage API v3"
-    link: https://docs.openstack.org/api-ref/block-storage/v3/
-    description: "Cinder block storage API v3"
+  - {module: "multiattach.cloud.volume", description: "a volume of this type"}
+  - {module: "multiattach.cloud.preflight", description: "whether a backend reports the multiattach capability"}
+  - {name: "Cinder", link: "https://docs.openstack.org/cinder/latest/admin/volume-multiattach.html", description: "volume multi-attach, enable and use"}
+  - {name: "Cinder block storage API v3", link: "https://docs.openstack.org/api-ref/block-storage/v3/", description: "its reference"}
 extends_documentation_fragment:
   - multiattach.cloud.openstack.CHANGES
 attributes:

@@ -14,8 +14,6 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.versions import 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import is_multiattach_type
 
 
-COMPUTE_MULTIATTACH_MICROVERSION = as_tuple(COMPUTE_MULTIATTACH)
-BLOCK_STORAGE_ATTACHMENTS_MICROVERSION = as_tuple(BLOCK_STORAGE_ATTACHMENTS)
 MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
 # Nova's libvirt driver reports QEMU's version for both virt types (qemu, kvm), as one number.
 LIBVIRT_HYPERVISOR_TYPES = ("QEMU", "KVM")
@@ -33,28 +31,26 @@ def max_microversion(proxy):
     return tuple(data.max_microversion) if data and data.max_microversion else None
 
 
+def microversion_check(name, proxy, api, needed, what, fix):
+    """ok when the API's highest microversion reaches NEEDED (what needs it: WHAT), else failed."""
+    found = max_microversion(proxy)
+    detail = "%s goes up to %s; %s needs %s" % (api, version_text(found), what, needed)
+    if found and found >= as_tuple(needed):
+        return check(name, "ok", detail)
+    return check(name, "failed", detail, fix)
+
+
 def check_compute_microversion(conn, unused_scope):
-    found = max_microversion(conn.compute)
-    if found and found >= COMPUTE_MULTIATTACH_MICROVERSION:
-        return check("compute_api_microversion", "ok",
-                     "compute API goes up to %s; multiattach needs %s"
-                     % (version_text(found), COMPUTE_MULTIATTACH))
-    return check("compute_api_microversion", "failed",
-                 "compute API goes up to %s; attaching a volume that is already attached needs "
-                 "%s" % (version_text(found), COMPUTE_MULTIATTACH),
-                 "upgrade Nova to Queens (17) or later")
+    return microversion_check("compute_api_microversion", conn.compute, "compute API", COMPUTE_MULTIATTACH,
+                              "attaching a volume that is already attached (multiattach)",
+                              "upgrade Nova to Queens (17) or later")
 
 
 def check_block_storage_microversion(conn, unused_scope):
-    found = max_microversion(conn.block_storage)
-    if found and found >= BLOCK_STORAGE_ATTACHMENTS_MICROVERSION:
-        return check("block_storage_api_microversion", "ok",
-                     "block storage API goes up to %s; Nova's attachments API needs %s"
-                     % (version_text(found), BLOCK_STORAGE_ATTACHMENTS))
-    return check("block_storage_api_microversion", "failed",
-                 "block storage API goes up to %s; Nova's multiattach flow uses the attachments "
-                 "API of %s" % (version_text(found), BLOCK_STORAGE_ATTACHMENTS),
-                 "upgrade Cinder to Queens (12) or later")
+    return microversion_check("block_storage_api_microversion", conn.block_storage,
+                              "block storage API", BLOCK_STORAGE_ATTACHMENTS,
+                              "Nova's multiattach flow (the attachments API)",
+                              "upgrade Cinder to Queens (12) or later")
 
 
 def check_volume_types(conn, unused_scope):
