@@ -22,7 +22,7 @@ def test_every_declared_target_is_described_in_help():
 
 def test_the_test_steps_listed_are_the_ones_the_recipe_runs():
     steps = {name: re.search(r"^%s := (.*)$" % name, MAKEFILE, re.M).group(1).split()
-             for name in ("LOCAL_STEPS", "DEFAULT_PROFILE_STEPS", "FULL_PROFILE_STEPS")}
+             for name in ("LOCAL_STEPS", "DEFAULT_PROFILE_STEPS", "BESIDE_THE_FAULTS", "FULL_PROFILE_STEPS")}
     recipe = re.search(r"^test: .*?\n((?:\t.*\n)+)", MAKEFILE, re.M).group(1)
     for name in steps:
         assert "$(%s)" % name in recipe, name
