@@ -24,10 +24,9 @@ class Recorded(Change):
 
 def test_steps_run_in_order_outside_check_mode_and_their_results_replace_the_planned():
     ran = []
-    plan = Plan({"a": 1}, {"a": 2}, [Step("one", lambda: ran.append(1)),
-                                      Step("two", lambda: ran.append(2) or {"thing": "as read", "warnings": ["w"],
-                                                                            "diff_after": {"a": 3}})],
-                result={"thing": "planned"})
+    as_read = {"thing": "as read", "warnings": ["w"], "diff_after": {"a": 3}}
+    steps = [Step("one", lambda: ran.append(1)), Step("two", lambda: ran.append(2) or dict(as_read))]
+    plan = Plan({"a": 1}, {"a": 2}, steps, result={"thing": "planned"})
     assert Recorded(plan).run(check_mode=False) == {
         "thing": "as read", "changed": True, "diff": {"before": {"a": 1}, "after": {"a": 3}}, "warnings": ["w"]}
     assert ran == [1, 2]
