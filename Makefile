@@ -110,7 +110,7 @@ deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
 # The base cloud starts with multiattach off; the switch is the collection's
 # own cinder_multiattach role (tools/local_cloud/multiattach_switch.yml).
 # A cloud that fails to come up is stopped again: nothing is left running.
-cloud-base: deps $(if $(filter full,$(CLOUD_PROFILE)),.stamps/apt-full)  ## the local cloud, multiattach still off (as up.yml leaves it)
+cloud-base: deps $(if $(filter full,$(CLOUD_PROFILE)),.stamps/apt-full guest-image)  ## the local cloud, multiattach still off (as up.yml leaves it)
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml || { $(MAKE) cloud-down; exit 1; }
 
 cloud-up: cloud-base  ## the local cloud up, multiattach switched by cinder_multiattach (MULTIATTACH=on|off; CLOUD_PROFILE=full adds Ceph, RBD, a libvirt nova-compute)
@@ -171,7 +171,7 @@ test: deps  ## every test (CI runs it); the steps are listed below
 	$(MAKE) cloud-down
 
 # The guest image of the full profile's Glance and both VM scenarios, built once per version of
-# its script (full_compute.yml skips it when this stamp exists).
+# its script; the one place that builds it (full_compute.yml and molecule/libvirt_disk check it).
 GUEST_IMAGE_DIR := $(ROOT)/.cache/vm-lab
 guest-image: .stamps/apt-full  ## the guest image (debootstrap, the full kernel), cached by its script's hash
 	mkdir -p -m 0700 $(GUEST_IMAGE_DIR)
@@ -263,7 +263,7 @@ molecule: deps .stamps/apt-full  ## two Nova guests (full profile) share one RBD
 
 # The same on two libvirt guests given one raw file directly (libvirt_shareable_disk, no
 # cloud), by hand: it starts libvirt daemons of its own, so the local cloud must be down.
-molecule-libvirt-disk: deps  ## the same on one raw file given to two libvirt guests (by hand; the cloud must be down)
+molecule-libvirt-disk: deps guest-image  ## the same on one raw file given to two libvirt guests (by hand; the cloud must be down)
 	mkdir -p .cache/molecule
 	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py \
 		--json .cache/molecule/phases-libvirt-disk-$(MOLECULE_FS).json -- \

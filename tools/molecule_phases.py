@@ -24,7 +24,6 @@ TASK_START = re.compile(r"TASK \[[^\]]*$")
 BOX = re.compile(r"^\s*[│|]?\s*")
 MARKED_TASKS = {
     # molecule/libvirt_disk
-    "Build the guest image with debootstrap and the full kernel (cached)": "create: image",
     "Start the guests": "create: boot (start to SSH)",
     "Attach the shared disk to both running guests as Nova does for a multiattach volume":
         "create: attach shared disk",

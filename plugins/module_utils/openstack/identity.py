@@ -72,10 +72,12 @@ class FencingIdentityChange(Change):
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
         password_differs = user is not None and not password_works(self.conn, user, project, self.password)
+        described = dict(user_id=user.id if user else None, name=self.name, domain_id=domain.id,
+                         project_id=project.id, project_name=project.name, role=role.name)
         steps = []
         if user is None:
             steps.append(Step("create user %s with its project role" % self.name,
-                              lambda: self.create(domain, project, role)))
+                              lambda: dict(identity=dict(described, user_id=self.create(domain, project, role)))))
         elif password_differs or user.default_project_id != project.id:
             steps.append(Step("set the password and the default project of %s" % self.name,
                               lambda: identity.update_user(user, password=self.password,
@@ -93,18 +95,16 @@ class FencingIdentityChange(Change):
             {"user": self.name if before is not None else None, "assignments": before or [],
              "password": None if before is None else ("another" if password_differs else "as given")},
             {"user": self.name, "assignments": wanted, "password": "as given"}, steps,
-            result=dict(identity=dict(user_id=user.id if user else None, name=self.name,
-                                      domain_id=domain.id, project_id=project.id,
-                                      project_name=project.name, role=role.name)))
+            result=dict(identity=described))
 
     def create(self, domain, project, role):
+        """The new user's ID."""
         identity = self.conn.identity
         user = identity.create_user(name=self.name, domain_id=domain.id, password=self.password,
                                     default_project_id=project.id, enabled=True,
                                     description="multiattach.cloud: fences the cluster's servers")
         identity.assign_project_role_to_user(project.id, user, role.id)
-        return dict(identity=dict(user_id=user.id, name=self.name, domain_id=domain.id,
-                                  project_id=project.id, project_name=project.name, role=role.name))
+        return user.id
 
     def unassign(self, user, kind, scope_id, role_id):
         if kind == "project":
