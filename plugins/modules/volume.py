@@ -26,6 +26,11 @@ description:
     C(retyping)) and that clean-up is the caller's; a new volume with
     O(bootable=true) is still waited for, as Cinder marks only a created
     volume bootable.
+  - O(read_only) sets or clears Cinder's read-only flag. Cinder changes it only while the
+    volume is V(available); a change while servers hold it is refused before any call,
+    naming them. Every attachment made while the flag is set is read-only; Nova's libvirt
+    driver gives the servers a C(<readonly/>) disk. A dataset written once and read by many
+    servers needs no cluster filesystem this way (see C(playbooks/publish_dataset.yml)).
   - An existing volume whose type is not multiattach is refused unless
     O(volume_type) names a multiattach type to retype it to; this module
     manages only volumes that several servers may hold.
@@ -58,6 +63,24 @@ options:
       - Whether the volume is bootable. Attaching a bootable multiattach volume
         needs the Cinder policy rule C(volume:multiattach_bootable_volume).
     type: bool
+  read_only:
+    description:
+      - Whether the volume is read-only for every server that attaches it (Cinder's
+        C(os-update_readonly_flag); Cinder shows it as the metadata key C(readonly)).
+      - Set or cleared only while the volume is V(available); a change while it is attached
+        is refused, naming the servers that hold it.
+      - Unset leaves the flag as it is. A new volume made with it waits until it is
+        V(available), also with O(wait=false), since Cinder flags only a volume at rest.
+    type: bool
+  source_volume:
+    description:
+      - Name or ID of a volume to copy into the new volume (Cinder's clone; on RBD a
+        copy-on-write clone). Used only when the volume is created; O(size) defaults to the
+        source's size and may not be smaller.
+      - The copy does not take the source's read-only flag; give O(read_only) for it.
+      - The source may be attached (V(in-use)); the copy then holds what was written to the disk
+        at that moment, so stop the writers or unmount first for a consistent filesystem.
+    type: str
   state:
     description: V(present) or V(absent).
     type: str
@@ -73,7 +96,7 @@ extends_documentation_fragment:
   - multiattach.cloud.openstack.CHANGES_WITH_WAIT
 attributes:
   diff_mode:
-    details: Shows the volume's size, type, description, metadata and bootable flag before and after.
+    details: Shows the volume's size, type, description, metadata, bootable and read-only flags before and after.
 """
 
 EXAMPLES = r"""
@@ -89,6 +112,20 @@ EXAMPLES = r"""
     cloud: mycloud
     name: cluster-data
     size: 200
+
+- name: Version 2 of a dataset, a copy of version 1, to be written by one server
+  multiattach.cloud.volume:
+    cloud: mycloud
+    name: reference-data-v2
+    source_volume: reference-data-v1
+    volume_type: multiattach
+    read_only: false
+
+- name: Make it read-only before the readers attach it
+  multiattach.cloud.volume:
+    cloud: mycloud
+    name: reference-data-v2
+    read_only: true
 """
 
 RETURN = r"""
@@ -98,7 +135,8 @@ volume:
       each of its C(volumes); each key is documented there. In check mode, what it would be.
   returned: always
   type: dict
-  sample: {"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "name": "shared-data", "status": "available", "multiattach": true, "attachments": []}
+  sample: {"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "name": "shared-data", "status": "available", "multiattach": true,
+           "read_only": false, "attachments": []}
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
@@ -114,6 +152,8 @@ class VolumeModule(OpenStackModule):
         description=dict(type="str"),
         metadata=dict(type="dict"),
         bootable=dict(type="bool"),
+        read_only=dict(type="bool"),
+        source_volume=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     wait_options = True

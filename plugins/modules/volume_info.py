@@ -78,6 +78,7 @@ volumes:
       multiattach: true
       volume_type: multiattach-rbd-1
       bootable: false
+      read_only: false
       availability_zone: nova
       description: null
       metadata: {}
@@ -116,6 +117,12 @@ volumes:
       returned: always
     bootable:
       description: "Whether the volume is bootable."
+      type: bool
+      returned: always
+    read_only:
+      description:
+        - "Cinder's read-only flag: every attachment made while it is set gets access mode C(ro),
+          a C(<readonly/>) disk in the guest. Cinder also shows it as the metadata key C(readonly)."
       type: bool
       returned: always
     availability_zone:
@@ -159,7 +166,12 @@ volumes:
           type: str
           returned: always
         attach_mode:
-          description: "C(rw) or C(ro); null when Cinder does not show the attachment."
+          description:
+            - "The mode the server was given, C(rw) or C(ro): the C(access_mode) of the attachment's
+              connection, which Nova's libvirt driver turns into C(<readonly/>). Null while no
+              connection is made (the attachment reserved or attaching) or Cinder does not show it."
+            - "Not the attachment record's own C(attach_mode): Cinder leaves that C(ro) for a
+              volume whose read-only flag was ever set, also after it was cleared."
           type: str
           returned: always
         attached_at:

@@ -13,11 +13,12 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.module import Mo
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error, is_anticipated
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import find_type, is_multiattach_type, readable_encryption_of
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids, describe_volume, find_one_volume
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import ADMIN_METADATA_SHOWN, attached_server_ids
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import describe_volume, find_one_volume
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import remove_half_made, wait_for_volume
 
 
-COMPARED = ("size", "volume_type", "description", "metadata", "bootable")
+COMPARED = ("size", "volume_type", "description", "metadata", "bootable", "read_only")
 
 
 def compared(described):
@@ -28,9 +29,15 @@ class VolumeChange(Change):
     """Create, update or delete one volume of a multiattach type; wait when asked."""
 
     def __init__(self, conn, *, name, size, volume_type, availability_zone, description,
-                 metadata, bootable, state, wait, timeout):
+                 metadata, bootable, read_only, source_volume, state, wait, timeout):
         if size is not None and size < 1:
             raise ModuleFailure("size must be at least 1 (GiB), not %d" % size)
+        flags = sorted(set(metadata or {}) & set(ADMIN_METADATA_SHOWN))
+        if flags:
+            raise ModuleFailure(
+                "metadata may not set %s: Cinder keeps these as its own flags and shows them "
+                "among the metadata. Use the option read_only to set or clear the read-only flag"
+                % ", ".join(flags))
         self.conn = conn
         self.name = name
         self.size = size
@@ -39,6 +46,8 @@ class VolumeChange(Change):
         self.description = description
         self.metadata = metadata
         self.bootable = bootable
+        self.read_only = read_only
+        self.source_volume = source_volume
         self.state = state
         self.wait = wait
         self.timeout = timeout
@@ -78,31 +87,53 @@ class VolumeChange(Change):
         return volume_type
 
     def plan_create(self, volume_type):
-        missing = [name for name, value in (("size", self.size), ("volume_type", self.volume_type))
+        source = self.source() if self.source_volume else None
+        size = self.size if self.size is not None or source is None else source.size
+        missing = [name for name, value in (("size", size), ("volume_type", self.volume_type))
                    if value is None]
         if missing:
             raise ModuleFailure("volume %r does not exist, and creating it needs %s"
                                 % (self.name, " and ".join(missing)))
-        after = {"size": self.size, "volume_type": volume_type.name,
+        if source is not None and size < source.size:
+            raise ModuleFailure("volume %r would be %d GiB, smaller than its source %s (%d GiB): give a "
+                                "size of at least %d or none" % (self.name, size, source.name or source.id,
+                                                                 source.size, source.size))
+        after = {"size": size, "volume_type": volume_type.name,
                  "description": self.description, "metadata": self.metadata or {},
-                 "bootable": bool(self.bootable)}
-        return Plan(None, after, [Step("create volume %s" % self.name,
-                                       lambda: self.create(volume_type))],
+                 "bootable": bool(self.bootable), "read_only": bool(self.read_only)}
+        says = "create volume %s" % self.name + (" from volume %s" % source.id if source else "")
+        return Plan(None, after, [Step(says, lambda: self.create(volume_type, size, source))],
                     result=dict(volume=dict(after, id=None, name=self.name)))
 
-    def create(self, volume_type):
+    def source(self):
+        source = find_one_volume(self.conn, self.source_volume)
+        if source is None:
+            raise ModuleFailure("source_volume %r does not exist: give the name or ID of the "
+                                "volume to copy" % self.source_volume)
+        if source.status not in ("available", "in-use"):
+            raise ModuleFailure("source_volume %s is %s: Cinder copies a volume that is available "
+                                "or in-use; wait until it is" % (source.name or source.id, source.status))
+        return source
+
+    def create(self, volume_type, size, source):
         storage = self.conn.block_storage
         volume = storage.create_volume(
-            name=self.name, size=self.size, volume_type=volume_type.id,
+            name=self.name, size=size, volume_type=volume_type.id,
             availability_zone=self.availability_zone, description=self.description,
-            metadata=self.metadata or {})
-        if not self.wait and not self.bootable:
+            metadata=self.metadata or {}, **({"source_volume_id": source.id} if source else {}))
+        # The flags are set on a created volume only, so these wait also with wait=false.
+        if not self.wait and not self.bootable and self.read_only is None:
             return dict(volume=describe_volume(volume))
         try:
             volume = self.wait_for(volume.id, lambda v: v.status == "available",
                                    "the new volume to become available")
             if self.bootable:
                 storage.set_volume_bootable_status(volume, True)
+            # A copy takes no flag of its source; false is written too, so that the flag
+            # reads as asked.
+            if self.read_only is not None:
+                storage.set_volume_readonly(volume, bool(self.read_only))
+            if self.bootable or self.read_only is not None:
                 volume = storage.get_volume(volume.id)
         except Exception as error:
             # No half-made volume is left behind; one Cinder will not delete yet (still
@@ -120,7 +151,8 @@ class VolumeChange(Change):
     def plan_update(self, current, volume_type):
         before = compared(describe_volume(current))
         wanted = {"size": self.size, "description": self.description, "bootable": self.bootable,
-                  "volume_type": volume_type.name if volume_type else None}
+                  "volume_type": volume_type.name if volume_type else None,
+                  "read_only": self.read_only}
         fields = changed_fields(before, wanted)
         metadata_to_set = dict_changes(before["metadata"], self.metadata or {})[0]
         if "size" in fields and self.size < before["size"]:
@@ -131,6 +163,13 @@ class VolumeChange(Change):
                 "volume %r is %s and Cinder cannot retype a volume to or from multiattach while "
                 "it is attached: detach it from %s first"
                 % (current.name, current.status, ", ".join(attached_server_ids(current)) or "-"))
+        if "read_only" in fields and current.status != "available":
+            raise ModuleFailure(
+                "volume %r is %s and Cinder sets or clears the read-only flag only while a volume "
+                "is available%s. Detach it from every server first (multiattach.cloud."
+                "volume_attachments with servers: [] and exclusive: true), or leave this volume "
+                "as it is and publish a new one (playbooks/publish_dataset.yml), so that no reader "
+                "goes without it" % (current.name, current.status, self.held_by(current)))
         after = dict(before, **{f: wanted[f] for f in fields})
         after["metadata"] = dict(before["metadata"], **metadata_to_set)
         changes = fields + ["metadata"] * bool(metadata_to_set)
@@ -146,6 +185,8 @@ class VolumeChange(Change):
             storage.set_volume_metadata(current, **metadata_to_set)
         if "bootable" in fields:
             storage.set_volume_bootable_status(current, self.bootable)
+        if "read_only" in fields:
+            storage.set_volume_readonly(current, self.read_only)
         if "size" in fields:
             storage.extend_volume(current, self.size)
             if self.wait or "volume_type" in fields:  # Cinder retypes only a volume at rest
@@ -162,16 +203,22 @@ class VolumeChange(Change):
         return wait_for_volume(self.conn, volume_id, condition, time.time() + self.timeout, what,
                                self.timeout)
 
+    def held_by(self, volume):
+        """', held by NAME, NAME' for the servers that hold VOLUME; '' for none."""
+        holders = attached_server_ids(volume)
+        if not holders:
+            return ""
+        names = ServerIndex(self.conn).names
+        return ", held by " + ", ".join(sorted(names.get(s, s) for s in holders))
+
     def plan_absent(self, current):
         if current is None:
             return Plan(None, None, result=dict(volume=None))
-        holders = attached_server_ids(current)
-        if holders:
-            names = ServerIndex(self.conn).names
+        if attached_server_ids(current):
             raise ModuleFailure(
                 "volume %r is attached to %s: detach it first (multiattach.cloud."
                 "volume_attachments with servers: [] and exclusive: true)"
-                % (current.name, ", ".join(sorted(names.get(s, s) for s in holders))))
+                % (current.name, self.held_by(current)[len(", held by "):]))
         return Plan(compared(describe_volume(current)), None,
                     [Step("delete volume %s" % current.name, lambda: self.delete(current))],
                     result=dict(volume=None))

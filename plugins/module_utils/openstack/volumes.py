@@ -40,6 +40,17 @@ def _looks_like_id(value):
     return len(value) == 36 and value.count("-") == 4
 
 
+# Admin metadata Cinder shows among a volume's metadata; set through their own calls.
+READ_ONLY_KEY = "readonly"
+ADMIN_METADATA_SHOWN = (READ_ONLY_KEY, "attached_mode")
+
+
+def is_read_only(volume):
+    """Cinder's read-only flag (os-update_readonly_flag): every new attachment gets access
+    mode ro, so Nova gives the servers a <readonly/> disk."""
+    return str((volume.metadata or {}).get(READ_ONLY_KEY)).lower() == "true"
+
+
 def describe_attachment(attachment, server_names, attach_modes):
     """One entry of a volume's `attachments` (from the volume itself, no extra call)."""
     attachment_id = attachment.get("attachment_id") or attachment.get("id")
@@ -69,6 +80,7 @@ def describe_volume(volume, server_names=None, attach_modes=None):
         "multiattach": bool(volume.is_multiattach),
         "volume_type": volume.volume_type,
         "bootable": str(volume.is_bootable).lower() == "true",
+        "read_only": is_read_only(volume),
         "availability_zone": volume.availability_zone,
         "description": volume.description,
         "metadata": dict(volume.metadata or {}),
@@ -165,9 +177,22 @@ def attachment_records(conn, volume_ids, all_projects=False):
     return records
 
 
+def access_mode(record):
+    """The mode the server was given: the connection's access_mode, which Nova's libvirt
+    driver turns into <readonly/>; None while no connection is made (reserved, attaching).
+    The record's own attach_mode is not it: Cinder sets it to ro whenever the volume's
+    read-only flag was ever set, also after it was cleared (the flag then reads 'False',
+    which attachment_create takes as true)."""
+    connection = record.get("connection_info")
+    if not isinstance(connection, dict):
+        return None
+    given = (connection.get("data") or connection).get("access_mode")
+    return given if given in ("ro", "rw") else None
+
+
 def attach_modes(conn, volume_ids, all_projects=False):
-    """{attachment ID: attach mode} for the attachments of VOLUME_IDS, in one listing."""
-    return {record["id"]: record.get("attach_mode")
+    """{attachment ID: access mode} for the attachments of VOLUME_IDS, in one listing."""
+    return {record["id"]: access_mode(record)
             for record in attachment_records(conn, volume_ids, all_projects)}
 
 

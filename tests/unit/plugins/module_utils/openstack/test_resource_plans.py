@@ -10,6 +10,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import FencingIdentityChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import VolumeChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import VolumeTypeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volumes
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import VolumesReading
 
 MULTIATTACH = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True"}, is_public=True,
@@ -52,7 +53,8 @@ def volume_cloud(volume=None, types=(MULTIATTACH, PLAIN)):
 
 def volume_change(conn, **options):
     values = dict(name="data", size=None, volume_type=None, availability_zone=None, description=None,
-                  metadata=None, bootable=None, state="present", wait=True, timeout=30)
+                  metadata=None, bootable=None, read_only=None, source_volume=None, state="present",
+                  wait=True, timeout=30)
     values.update(options)
     return VolumeChange(conn, **values)
 
@@ -99,6 +101,56 @@ def test_what_no_volume_may_be_is_refused_before_any_call(options, refusal):
         change = volume_change(conn, **options)
         change.plan(change.read())
     assert conn.block_storage.calls == []
+
+
+def test_the_read_only_flag_is_set_and_cleared_only_at_rest_and_an_attached_change_names_holders():
+    at_rest = a_volume(metadata={"readonly": "True"})
+    conn = volume_cloud(at_rest)
+    change = volume_change(conn, read_only=False)
+    plan = change.plan(change.read())
+    assert plan.says() == ["update volume data: read_only"]
+    assert (plan.before["read_only"], plan.after["read_only"]) == (True, False)
+    change.run(check_mode=True)
+    assert conn.block_storage.calls == []
+    change.run(check_mode=False)
+    assert conn.block_storage.calls == ["set_volume_readonly"]
+    # Cleared, Cinder reads 'False': as asked, nothing to do; unset leaves the flag alone.
+    cleared = a_volume(metadata={"readonly": "False"})
+    assert volume_change(volume_cloud(cleared), read_only=False).plan(cleared).steps == []
+    assert volume_change(volume_cloud(at_rest)).plan(at_rest).steps == []
+    held = a_volume(status="in-use", attachments=[{"server_id": "s1"}, {"server_id": "s2"}])
+    conn = volume_cloud(held)
+    conn.compute = Recorder(servers=[SimpleNamespace(id="s1", name="reader-1"),
+                                     SimpleNamespace(id="s2", name="reader-2")])
+    with pytest.raises(ModuleFailure, match="only while a volume is available, held by reader-1, "
+                                            "reader-2. Detach it from every server first"):
+        volume_change(conn, read_only=True).plan(held)
+    assert conn.block_storage.calls == []
+
+
+def test_a_new_read_only_volume_is_flagged_once_available_and_a_copy_is_planned_from_its_source():
+    conn = volume_cloud()
+    change = volume_change(conn, size=1, volume_type="ma", read_only=True)
+    plan = change.plan(change.read())
+    assert plan.after["read_only"] is True and plan.says() == ["create volume data"]
+    source = a_volume(id="v0", name="data-v1", size=3, status="in-use")
+    conn = volume_cloud(None)
+    conn.block_storage.reads["find_volume"] = lambda name, **query: source if name == "v0" else None
+    conn.block_storage.reads["volumes"] = lambda **query: [source]
+    change = volume_change(conn, name="data", source_volume="data-v1", volume_type="ma")
+    conn.block_storage.reads["find_volume"] = None
+    plan = change.plan(None)
+    assert plan.says() == ["create volume data from volume v0"] and plan.after["size"] == 3
+    with pytest.raises(ModuleFailure, match="smaller than its source data-v1 .3 GiB.: give a size of at least 3"):
+        volume_change(conn, name="data", source_volume="data-v1", volume_type="ma", size=2).plan(None)
+    with pytest.raises(ModuleFailure, match="source_volume 'ghost' does not exist"):
+        volume_change(conn, name="data", source_volume="ghost", volume_type="ma").plan(None)
+
+
+@pytest.mark.parametrize("key", ["readonly", "attached_mode"])
+def test_metadata_may_not_write_cinders_own_flags(key):
+    with pytest.raises(ModuleFailure, match="metadata may not set %s.*Use the option read_only" % key):
+        volume_change(volume_cloud(), metadata={key: "True"})
 
 
 def test_an_attached_volume_is_never_planned_for_deletion():
@@ -173,3 +225,19 @@ def test_volume_info_reads_one_volume_with_its_holders_and_warns_of_one_host():
     assert result["changed"] is False
     assert [a["server_name"] for a in result["volumes"][0]["attachments"]] == ["n1", "n2"]
     assert "runs on compute host c1" in result["warnings"][0]
+
+
+@pytest.mark.parametrize("record, mode", [
+    ({"attach_mode": "ro", "connection_info": {"driver_volume_type": "rbd", "data": {"access_mode": "rw"}}}, "rw"),
+    ({"attach_mode": "ro", "connection_info": {"access_mode": "ro"}}, "ro"),
+    ({"attach_mode": "ro", "connection_info": None}, None),
+    ({"attach_mode": "null", "connection_info": {"data": {}}}, None),
+])
+def test_the_mode_reported_is_the_connections_not_cinders_stale_record(record, mode):
+    assert volumes.access_mode(record) == mode
+
+
+def test_a_volume_reports_cinders_read_only_flag_as_it_reads():
+    assert volumes.describe_volume(a_volume(metadata={"readonly": "True"}))["read_only"] is True
+    assert volumes.describe_volume(a_volume(metadata={"readonly": "False"}))["read_only"] is False
+    assert volumes.describe_volume(a_volume())["read_only"] is False

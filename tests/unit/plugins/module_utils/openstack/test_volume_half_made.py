@@ -34,7 +34,8 @@ class FakeStorage:
 def change(storage, monkeypatch):
     monkeypatch.setattr(volumes.time, "sleep", lambda seconds: None)
     options = {"name": "data", "size": 1, "volume_type": "multiattach", "description": None,
-               "metadata": None, "bootable": False, "availability_zone": None, "state": "present",
+               "metadata": None, "bootable": False, "read_only": None, "source_volume": None,
+               "availability_zone": None, "state": "present",
                "wait": True, "timeout": 0}
     return volume_change.VolumeChange(SimpleNamespace(block_storage=storage), **options)
 
@@ -42,7 +43,7 @@ def change(storage, monkeypatch):
 def test_a_volume_still_creating_at_the_timeout_is_named_with_its_id_and_the_timeout_kept(monkeypatch):
     storage = FakeStorage(delete_refused=True)
     with pytest.raises(ModuleFailure) as failure:
-        change(storage, monkeypatch).create(SimpleNamespace(id="t", name="multiattach"))
+        change(storage, monkeypatch).create(SimpleNamespace(id="t", name="multiattach"), 1, None)
     message = failure.value.msg
     assert message.startswith("timed out after 0 s waiting for the new volume to become available "
                               "(volume status creating)")
@@ -53,6 +54,6 @@ def test_a_volume_still_creating_at_the_timeout_is_named_with_its_id_and_the_tim
 def test_a_half_made_volume_cinder_deletes_is_gone_and_the_failure_unchanged(monkeypatch):
     storage = FakeStorage(delete_refused=False)
     with pytest.raises(ModuleFailure) as failure:
-        change(storage, monkeypatch).create(SimpleNamespace(id="t", name="multiattach"))
+        change(storage, monkeypatch).create(SimpleNamespace(id="t", name="multiattach"), 1, None)
     assert storage.deleted == ["0f0e"]
     assert "left in status" not in failure.value.msg and failure.value.msg.startswith("timed out after 0 s")
