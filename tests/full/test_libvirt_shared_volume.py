@@ -22,10 +22,9 @@ DISK_XML = re.compile(r"<disk .*?</disk>", re.S)
 
 
 @pytest.fixture(scope="module")
-def servers(admin_cloud):
-    """Two guests on the libvirt host, booted and answering SSH."""
-    with guests.booted(admin_cloud, 2, "full-node-" + uuid.uuid4().hex[:6]) as booted:
-        yield booted
+def servers(full_guests):
+    """Two of the session's guests on the libvirt host."""
+    return full_guests[:2]
 
 
 @pytest.fixture

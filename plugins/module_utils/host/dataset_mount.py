@@ -1,0 +1,244 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""An ordinary filesystem on a shared volume, mounted as only a dataset may be (module
+dataset_mount): read-only by any number of servers, read-write by one server alone.
+
+An ext4 or XFS written by one server while another holds the disk is corrupted or read stale:
+neither filesystem knows of another node. So a read-write mount needs the cloud's word that this
+server alone holds the volume (the role reads it with volume_info) and a disk this server may
+write; a read-only mount never replays a journal (ext4 noload, XFS norecovery), since replaying
+writes the disk that other servers read.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import find_disk, probe_signatures, signature_type
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_number
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import run_on_terminal
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+
+# The options that keep a read-only mount from writing the disk: no journal replay.
+NO_REPLAY = {"ext4": "noload", "xfs": "norecovery"}
+MKFS = {"ext4": ["mkfs.ext4", "-q", "-L"], "xfs": ["mkfs.xfs", "-q", "-L"]}
+FSTAB = "/etc/fstab"
+
+
+def mount_options(filesystem, mode, extra):
+    """The options the mount gets: ro and no journal replay for a reader."""
+    base = ["ro", NO_REPLAY[filesystem]] if mode == "ro" else ["rw"]
+    return ",".join(base + [option for option in extra if option not in base])
+
+
+def disk_is_read_only(path):
+    """Whether the kernel holds the disk read-only (/sys/block/DEV/ro): Nova's <readonly/> for a
+    volume with Cinder's read-only flag."""
+    number = device_number(path)
+    if number is None:
+        return False
+    try:
+        with open("/sys/dev/block/%d:%d/ro" % number) as flag:
+            return flag.read().strip() == "1"
+    except OSError:
+        return False
+
+
+def fstab_lines(fstab=None):
+    try:
+        with open(fstab or FSTAB) as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return []
+
+
+def fstab_entry_at(lines, mount_point):
+    """The fstab line for MOUNT_POINT, its fields joined by one space; None without one."""
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 2 and not fields[0].startswith("#") and fields[1] == mount_point:
+            return " ".join(fields)
+    return None
+
+
+def write_fstab(entry, mount_point, fstab=None):
+    """FSTAB with the line for MOUNT_POINT replaced by ENTRY (removed for None), written whole
+    through a rename so that a crash leaves the old or the new file."""
+    fstab = fstab or FSTAB
+    lines = [line for line in fstab_lines(fstab)
+             if not (len(line.split()) >= 2 and not line.split()[0].startswith("#")
+                     and line.split()[1] == mount_point)]
+    if entry is not None:
+        lines.append(entry)
+    scratch = fstab + ".multiattach-new"
+    with open(scratch, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.chmod(scratch, 0o644)
+    os.rename(scratch, fstab)
+
+
+class DatasetMountChange(Change):
+    """Mount (or unmount) an ext4 or XFS of a shared volume: ro by many, rw by one alone."""
+
+    def __init__(self, run_command, *, volume_id, device, mount_point, filesystem, mode, holders,
+                 read_only_flag, make_filesystem, label, persistent, options, state):
+        if state == "present" and mode == "rw" and holders is None:
+            raise ModuleFailure(
+                "mode rw needs holders: the number of servers that hold the volume, as the cloud says "
+                "(multiattach.cloud.volume_info; the shared_dataset role reads it). An ordinary "
+                "filesystem is written by one server alone")
+        if make_filesystem and mode != "rw":
+            raise ModuleFailure("make_filesystem needs mode rw: a reader never writes the disk")
+        self.run_command = run_command
+        self.volume_id = volume_id
+        self.device = device
+        self.mount_point = mount_point
+        self.filesystem = filesystem
+        self.mode = mode
+        self.holders = holders
+        self.read_only_flag = read_only_flag
+        self.make_filesystem = make_filesystem
+        self.label = label
+        self.persistent = persistent
+        self.options = options
+        self.state = state
+
+    def read(self):
+        disk = find_disk(self.volume_id, self.device)
+        path = disk["path"] if disk["is_block_device"] else None
+        mounted = self.mounted_here()
+        fstab = fstab_entry_at(fstab_lines(), self.mount_point)
+        if path is None:
+            return dict(disk=disk, signature=None, signatures=[], kernel_read_only=None, mounted=mounted,
+                        fstab=fstab)
+        # A mounted disk is not probed again: its filesystem is the one mounted.
+        signatures = [] if mounted else probe_signatures(self.run_command, path)
+        return dict(disk=disk, signature=mounted["fstype"] if mounted else signature_type(signatures),
+                    signatures=signatures, kernel_read_only=disk_is_read_only(path), mounted=mounted,
+                    fstab=fstab)
+
+    def mounted_here(self):
+        """What is mounted on the mount point: its source device number, type and options."""
+        rc, out = self.run_command(["findmnt", "-n", "-o", "MAJ:MIN,FSTYPE,OPTIONS", "--mountpoint",
+                                    self.mount_point])[:2]
+        fields = out.split()
+        if rc != 0 or len(fields) < 3:
+            return None
+        major, minor = fields[0].split(":")
+        return dict(number=(int(major), int(minor)), fstype=fields[1], options=fields[2].split(","))
+
+    def plan(self, current):
+        if self.state == "absent":
+            return self.plan_absent(current)
+        disk = current["disk"]
+        if not disk["is_block_device"]:
+            raise ModuleFailure("%s is no block device on this server: attach the volume to it first "
+                                "(multiattach.cloud.volume_attachments)" % (disk["path"] or "volume %s" % self.volume_id),
+                                disk=disk)
+        path, mounted = disk["path"], current["mounted"]
+        if mounted and mounted["number"] != device_number(path):
+            raise ModuleFailure("another filesystem is mounted on %s: unmount it, or choose another mount point"
+                                % self.mount_point, disk=disk)
+        if self.mode == "rw":
+            self.refuse_a_shared_writer(current)
+        steps = []
+        if current["signature"] is None and not current["signatures"]:
+            if not self.make_filesystem:
+                raise ModuleFailure("%s holds no filesystem: a reader has nothing to mount. Publish the dataset "
+                                    "first (playbooks/publish_dataset.yml)" % path, disk=disk)
+            steps.append(Step("make %s on %s" % (self.filesystem, path), lambda: self.make(path)))
+        elif current["signature"] != self.filesystem:
+            raise ModuleFailure(
+                "%s carries %s, not %s, and is never formatted: give filesystem %s, or point the volume "
+                "ID at the dataset" % (path, current["signature"] or ", ".join(current["signatures"]),
+                                       self.filesystem, current["signature"] or "as found"), disk=disk)
+        options = mount_options(self.filesystem, self.mode, self.options)
+        entry = "%s %s %s %s 0 0" % (path, self.mount_point, self.filesystem,
+                                     options + ",nofail") if self.persistent else None
+        if entry != current["fstab"] and (self.persistent or current["fstab"] is not None):
+            steps.append(Step("write the fstab entry of %s" % self.mount_point,
+                              lambda: write_fstab(entry, self.mount_point)))
+        wanted_mode = "ro" if self.mode == "ro" else "rw"
+        mounted_mode = None if not mounted else ("ro" if "ro" in mounted["options"] else "rw")
+        if mounted is None:
+            steps.append(Step("mount %s on %s (%s)" % (path, self.mount_point, options),
+                              lambda: self.mount(path, options)))
+        elif mounted_mode != wanted_mode:
+            steps.append(Step("remount %s %s" % (self.mount_point, wanted_mode),
+                              lambda: self.remount(wanted_mode)))
+        before = dict(mounted=mounted_mode, fstab=current["fstab"])
+        after = dict(mounted=wanted_mode, fstab=entry)
+        return Plan(before, after, steps, warnings=self.reader_warnings(current),
+                    result=dict(disk=disk, mount_point=self.mount_point, mode=self.mode, options=options,
+                                kernel_read_only=current["kernel_read_only"], fstab_entry=entry))
+
+    def refuse_a_shared_writer(self, current):
+        path = current["disk"]["path"]
+        if self.read_only_flag or current["kernel_read_only"]:
+            raise ModuleFailure(
+                "volume %s is read-only (%s): it is never mounted read-write. Write a new version "
+                "(playbooks/publish_dataset.yml), or clear the flag with multiattach.cloud.volume "
+                "read_only: false once every server has let it go" % (
+                    self.volume_id or path, "Cinder's read-only flag" if self.read_only_flag
+                    else "the kernel holds %s read-only: Nova gave a <readonly/> disk" % path),
+                disk=current["disk"])
+        if self.holders != 1:
+            raise ModuleFailure(
+                "volume %s is held by %d servers, and an ordinary %s written by one of them is read "
+                "stale or corrupted by the others: it is mounted read-write only while one server "
+                "alone holds it. Detach the readers first, or mount it read-only (mode ro), or use "
+                "a cluster filesystem (the clustered_fs role)" % (
+                    self.volume_id or path, self.holders, self.filesystem), disk=current["disk"])
+
+    def reader_warnings(self, current):
+        if self.mode != "ro" or current["kernel_read_only"]:
+            return []
+        return ["%s is writable in this server (the volume has no read-only flag): the mount is read-only "
+                "and replays no journal, but nothing stops another program writing the disk. Set the "
+                "flag before readers attach (multiattach.cloud.volume read_only: true)" % current["disk"]["path"]]
+
+    def plan_absent(self, current):
+        steps = []
+        if current["mounted"]:
+            steps.append(Step("unmount %s" % self.mount_point, self.unmount))
+        if current["fstab"] is not None:
+            steps.append(Step("remove the fstab entry of %s" % self.mount_point,
+                              lambda: write_fstab(None, self.mount_point)))
+        mounted_mode = None if not current["mounted"] else ("ro" if "ro" in current["mounted"]["options"] else "rw")
+        return Plan(dict(mounted=mounted_mode, fstab=current["fstab"]), dict(mounted=None, fstab=None), steps,
+                    result=dict(disk=current["disk"], mount_point=self.mount_point, mode=None, options=None,
+                                kernel_read_only=current["kernel_read_only"], fstab_entry=None))
+
+    def run_checked(self, argv, what):
+        rc, out, err = self.run_command(argv)
+        if rc != 0:
+            raise ModuleFailure("%s failed (rc %d): %s" % (what, rc, (err or out).strip()[-600:]))
+        return out
+
+    def make(self, path):
+        # Read again right before: another server may have written the disk since.
+        signatures = probe_signatures(self.run_command, path)
+        if signatures:
+            raise ModuleFailure("%s carries %s now and is never formatted" % (path, ", ".join(signatures)))
+        rc, output, answers = run_on_terminal(MKFS[self.filesystem] + [self.label, path])
+        made = signature_type(probe_signatures(self.run_command, path))
+        if rc != 0 or made != self.filesystem:
+            raise ModuleFailure("mkfs.%s on %s failed (rc %d; answered %s): %s" % (
+                self.filesystem, path, rc, ", ".join(answers) or "no question", output.strip()[-600:]))
+
+    def mount(self, path, options):
+        if not os.path.isdir(self.mount_point):
+            os.makedirs(self.mount_point, 0o755)
+        self.run_checked(["mount", "-t", self.filesystem, "-o", options, path, self.mount_point],
+                         "mount %s" % self.mount_point)
+
+    def remount(self, mode):
+        self.run_checked(["mount", "-o", "remount,%s" % mode, self.mount_point], "remount %s" % self.mount_point)
+
+    def unmount(self):
+        # A writer's data reach the disk before it lets go (umount syncs; this says so first).
+        self.run_checked(["sync", "-f", self.mount_point], "sync %s" % self.mount_point)
+        self.run_checked(["umount", self.mount_point], "unmount %s (a process may hold it: fuser -vm %s)"
+                         % (self.mount_point, self.mount_point))
