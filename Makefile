@@ -79,6 +79,12 @@ $(CLOUD_VENV)/.installed: requirements/cloud.txt .stamps/apt
 	$(CLOUD_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/cloud.txt
 	touch $@
 
+TEMPEST_VENV := $(ROOT)/.venv-tempest
+$(TEMPEST_VENV)/.installed: requirements/tempest.txt .stamps/apt
+	test -x $(TEMPEST_VENV)/bin/python || $(PYTHON) -m venv $(TEMPEST_VENV)
+	$(TEMPEST_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/tempest.txt
+	touch $@
+
 $(OSCLOUD_VENV)/.installed: requirements/oscloud.txt .stamps/apt
 	test -x $(OSCLOUD_VENV)/bin/python || $(PYTHON) -m venv $(OSCLOUD_VENV)
 	$(OSCLOUD_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/oscloud.txt
@@ -245,6 +251,13 @@ faults: deps  ## cinder-volume, nova-compute, RabbitMQ, the controller killed wh
 # stopped afterwards.
 integration-full: deps .stamps/apt-full  ## the full profile: Nova's libvirt guests share an RBD volume
 	LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) $(VENV)/bin/pytest tests/full
+
+# Tempest's and cinder-tempest-plugin's multiattach tests (docs/local-cloud.md, "Tempest"), by
+# hand: they boot a dozen guests under TCG, longer than make test's budget allows.
+TEMPEST_REGEX ?=
+tempest: deps .stamps/apt-full $(TEMPEST_VENV)/.installed  ## upstream's multiattach tests on the full profile (by hand; TEMPEST_REGEX narrows them)
+	LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) $(LAB) $(TEMPEST_VENV)/bin/python tempest \
+		$(ROOT)/.cache/tempest $(TEMPEST_REGEX)
 
 molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gfs2)
 	$(MAKE) molecule MOLECULE_FS=$*

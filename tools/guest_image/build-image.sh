@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the guest image of the VM scenarios and of the local cloud's full profile: Debian bookworm (minbase)
 # with the full amd64 kernel (the -cloud kernel has no ocfs2, gfs2 or dlm), the
-# cluster filesystem tools, SSH with the scenario's key, networkd with DHCP.
+# cluster filesystem tools, XFS tools for datasets, sudo (tempest's SSH checks run their
+# commands through it), SSH with the scenario's key, networkd with DHCP.
 #
 #   build-image.sh OUTPUT_DIR PUBLIC_KEY_FILE
 #
@@ -14,7 +15,7 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 work=$(mktemp -d "$out/build.XXXXXX")
 trap 'umount -R "$work/rootfs/proc" "$work/rootfs/sys" "$work/rootfs/dev" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-packages=systemd-sysv,udev,dbus,openssh-server,python3,iproute2,kmod,initramfs-tools,linux-image-amd64,util-linux,ocfs2-tools,gfs2-utils,dlm-controld,corosync
+packages=systemd-sysv,udev,dbus,openssh-server,python3,iproute2,kmod,initramfs-tools,linux-image-amd64,util-linux,ocfs2-tools,gfs2-utils,dlm-controld,corosync,xfsprogs,sudo
 # fence-agents' fence_openstack and the OpenStack clients it calls (Debian only suggests them):
 # a GFS2 node fences a lost one through the cloud's compute API. Installed with apt in the
 # chroot: in debootstrap's own pass python3-cryptography fails to configure.
