@@ -217,13 +217,15 @@ WITH_CLOUD := tools/with-cloud.sh
 # SUITE_MARK: a pytest -m expression for the three suites below (cloud-suites sets it; empty
 # runs every test).
 SUITE_MARK ?=
+# INTEGRATION_TESTS: the pytest arguments naming the tests (cloud-suites runs two halves at once).
+INTEGRATION_TESTS ?= tests/integration
 integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## the modules, roles and playbooks against the local cloud
-	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" tests/integration
+	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(INTEGRATION_TESTS)
 
 # The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
 MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_volume.py \
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
-	tests/integration/test_preflight.py
+	tests/integration/test_preflight.py tests/integration/test_volume_read_only.py
 integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed  ## the module tests with openstacksdk 4.14.0
 	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)
 
@@ -235,10 +237,18 @@ reliability: deps  ## bad input, secrets (-vvv, property-based), concurrency
 # make test's way to run the three suites above: at once (they mostly wait on the cloud's
 # API), then their tests marked serial (they count the requests the whole cloud serves, list
 # all of it or switch its policy) alone, one suite after another. Logs in .cache/suites.
+# The integration tests run at once in two halves, the roles' and playbooks' (they mostly work
+# on this host) and the rest (they mostly wait on the APIs): one long suite was the tail that
+# ran alone for six minutes.
 CLOUD_SUITES := integration integration-oldest-sdk reliability
-cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## integration, integration-oldest-sdk and reliability at once, then their serial tests
-	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites \
-		--at-once $(foreach suite,$(CLOUD_SUITES),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'") \
+INTEGRATION_HOST_TESTS := $(sort $(wildcard tests/integration/test_role_*.py)) tests/integration/test_playbooks.py \
+	tests/integration/test_libvirt_shareable_disk.py tests/integration/test_ini_settings.py \
+	tests/integration/test_collection_packaging.py
+AT_ONCE := "integration-hosts=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='$(INTEGRATION_HOST_TESTS)'" \
+	"integration-apis=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='tests/integration $(addprefix --ignore=,$(INTEGRATION_HOST_TESTS))'" \
+	$(foreach suite,$(filter-out integration,$(CLOUD_SUITES)),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'")
+cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## integration (in two halves), integration-oldest-sdk and reliability at once, then their serial tests
+	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites --at-once $(AT_ONCE) \
 		--then $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
 
 # Services killed and restarted under the modules (RPC timeouts make them slow; last,

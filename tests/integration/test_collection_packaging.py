@@ -47,6 +47,7 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert "plugins/doc_fragments/openstack.py" in names
     assert "roles/cinder_multiattach/meta/argument_specs.yml" in names
     assert "playbooks/provision_shared_volume.yml" in names
+    assert "playbooks/publish_dataset.yml" in names and "roles/shared_dataset/README.md" in names
     top_level = {name.split("/")[0] for name in names}
     allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
                "docs", "meta", "plugins", "roles", "playbooks", "molecule", "tests",
@@ -62,7 +63,7 @@ OPENSTACK_MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable",
                      "fencing_identity": "role"}
 HOST_MODULES = {"ini_settings": "settings", "libvirt_host_info": "instances_path",
                 "libvirt_shareable_disk": "live", "clustered_fs_info": "mount_point",
-                "clustered_fs_mkfs": "slots"}
+                "clustered_fs_mkfs": "slots", "dataset_mount": "make_filesystem"}
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 
 
