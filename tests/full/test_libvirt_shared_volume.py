@@ -10,9 +10,10 @@ import uuid
 
 import libvirt
 import pytest
+import yaml
 
 from harness import guests
-from harness.ansible_runner import run_module
+from harness.ansible_runner import run_ansible_playbook, run_module
 from harness.ceph import watchers
 from harness.volumes import delete_and_wait
 
@@ -75,8 +76,26 @@ def test_the_servers_are_guests_booted_from_the_glance_image_in_the_guest_networ
     assert answer.returncode == 0, answer.stderr
 
 
+def shared_dataset_writer(server, volume_id, tmp_path):
+    """The shared_dataset role as a writer that would make ext4, on SERVER; its failed result."""
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(yaml.safe_dump({"all": {"hosts": {
+        "localhost": {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"},
+        server.name: {"ansible_host": guests.address(server), "ansible_user": "root",
+                      "ansible_ssh_private_key_file": str(guests.KEY), "ansible_pipelining": True,
+                      "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"}}}}))
+    playbook = tmp_path / "writer.yml"
+    playbook.write_text(yaml.safe_dump([{"hosts": server.name, "gather_facts": False, "roles": [{
+        "role": "multiattach.cloud.shared_dataset", "shared_dataset_volume_id": volume_id,
+        "shared_dataset_mount_point": "/mnt/writer", "shared_dataset_mode": "rw",
+        "shared_dataset_make_filesystem": True, "shared_dataset_cloud": "local-admin"}]}]))
+    results = run_ansible_playbook(["-i", str(inventory), str(playbook)])[0]
+    [failed] = [result for result in results if result.get("failed")]
+    return failed
+
+
 def test_two_guests_share_the_rbd_volume_and_one_lets_go(
-        admin_cloud, servers, hypervisor, shared_volume):
+        admin_cloud, servers, hypervisor, shared_volume, tmp_path):
     first, second = servers
     attached = run_module("multiattach.cloud.volume_attachments",
                           {"cloud": "local-admin", "volume": shared_volume["id"],
@@ -102,6 +121,14 @@ def test_two_guests_share_the_rbd_volume_and_one_lets_go(
     assert written.returncode == 0, written.stderr
     read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none"
                               % devices[1])
+    assert read.stdout.strip() == marker
+
+    # The shared_dataset role never writes an ordinary filesystem on a disk two servers hold:
+    # refused before mkfs or mount, the block written above still there.
+    refused = shared_dataset_writer(first, shared_volume["id"], tmp_path)
+    assert "is held by 2 servers, and an ordinary ext4 written by one of them" in refused["msg"], refused
+    assert guests.ssh(first, "findmnt /mnt/writer").returncode != 0
+    read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none" % devices[1])
     assert read.stdout.strip() == marker
 
     detached = run_module("multiattach.cloud.server_volume",

@@ -75,16 +75,23 @@ def content(directory, version):
     return {relative: hashlib.sha256(data).hexdigest() for relative, data in files.items()}
 
 
-def publish(tmp_path, readers, name, version, check=False, serial=1):
-    directory = tmp_path / version
-    directory.mkdir(exist_ok=True)
-    sums = content(directory, version) if not any(directory.iterdir()) else None
+def publish(tmp_path, readers, name, version, check=False, serial=1, source_volume=None):
+    """Run the playbook for VERSION: written from a new directory by the first reader, or a copy
+    of SOURCE_VOLUME; (the files' sums, its seconds, its task results)."""
+    variables = {"dataset_name": name, "dataset_version": version, "dataset_volume_type": DATASET_TYPE,
+                 "dataset_serial": serial, "multiattach_cloud": "local-admin"}
+    sums = None
+    if source_volume:
+        variables["dataset_source_volume"] = source_volume
+    else:
+        directory = tmp_path / version
+        directory.mkdir(exist_ok=True)
+        sums = content(directory, version) if not any(directory.iterdir()) else None
+        variables.update(dataset_content_dir=str(directory), dataset_writer=readers[0].name)
     started = time.monotonic()
     results, completed = run_ansible_playbook(
-        ["-i", str(inventory(tmp_path, readers)), "playbooks/publish_dataset.yml",
-         "-e", json.dumps({"dataset_name": name, "dataset_version": version, "dataset_volume_type": DATASET_TYPE,
-                           "dataset_content_dir": str(directory), "dataset_writer": readers[0].name,
-                           "dataset_serial": serial, "multiattach_cloud": "local-admin"})], check=check)
+        ["-i", str(inventory(tmp_path, readers)), "playbooks/publish_dataset.yml", "-e", json.dumps(variables)],
+        check=check)
     seconds = time.monotonic() - started
     failed = [r for r in results if r.get("failed")]
     assert completed.returncode == 0 and not failed, (failed or completed.stdout[-3000:], completed.stderr[-3000:])
@@ -175,5 +182,14 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
     assert [v for v in admin_cloud.block_storage.volumes() if v.name == "%s-v3" % dataset] == []
     for server in readers:
         assert reader_sums(server, dataset)[1] == "/srv/datasets/%s/v2" % dataset
+
+    # A version that is a copy of another volume (no writer): v3 from v2, every reader moved.
+    unused, figures["publish_v3_copy_of_v2_seconds"], unused = publish(
+        tmp_path, readers, dataset, "v3", source_volume="%s-v2" % dataset)
+    v3 = volume_of(admin_cloud, dataset, "v3")
+    assert v3.source_volume_id == v2.id and v3.metadata["readonly"] == "True"
+    for server in readers:
+        assert reader_sums(server, dataset) == (sums2, "/srv/datasets/%s/v3" % dataset)
+    assert admin_cloud.block_storage.get_volume(v2.id).attachments == []
     FIGURES.parent.mkdir(parents=True, exist_ok=True)
     FIGURES.write_text(json.dumps(dict(figures, readers=len(readers)), indent=1))
