@@ -184,8 +184,8 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
         assert reader_sums(server, dataset)[1] == "/srv/datasets/%s/v2" % dataset
 
     # A version that is a copy of another volume (no writer): v3 from v2, every reader moved.
-    unused, figures["publish_v3_copy_of_v2_seconds"], unused = publish(
-        tmp_path, readers, dataset, "v3", source_volume="%s-v2" % dataset)
+    figures["publish_v3_copy_of_v2_seconds"] = publish(
+        tmp_path, readers, dataset, "v3", source_volume="%s-v2" % dataset)[1]
     v3 = volume_of(admin_cloud, dataset, "v3")
     assert v3.source_volume_id == v2.id and v3.metadata["readonly"] == "True"
     for server in readers:
