@@ -150,6 +150,7 @@ fstab_entry:
   sample: /dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9 /srv/datasets/reference/v3 ext4 ro,noload,nofail 0 0
 """
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import DISK_MODULE_KWARGS
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.dataset_mount import DatasetMountChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
@@ -169,7 +170,7 @@ class DatasetMountModule(CollectionModule):
         options=dict(type="list", elements="str", default=[]),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
-    module_kwargs = dict(required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")])
+    module_kwargs = DISK_MODULE_KWARGS
     job = DatasetMountChange
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import find_disk, probe_signatures, signature_type
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import find_disk, fstab_entry, probe_signatures, signature_type
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_number
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import run_on_terminal
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
@@ -54,13 +54,9 @@ def fstab_lines(fstab=None):
         return []
 
 
-def fstab_entry_at(lines, mount_point):
-    """The fstab line for MOUNT_POINT, its fields joined by one space; None without one."""
-    for line in lines:
-        fields = line.split()
-        if len(fields) >= 2 and not fields[0].startswith("#") and fields[1] == mount_point:
-            return " ".join(fields)
-    return None
+def mounted_mode(mounted):
+    """ro or rw for a mount as findmnt read it; None for none."""
+    return None if not mounted else ("ro" if "ro" in mounted["options"] else "rw")
 
 
 def write_fstab(entry, mount_point, fstab=None):
@@ -109,7 +105,7 @@ class DatasetMountChange(Change):
         disk = find_disk(self.volume_id, self.device)
         path = disk["path"] if disk["is_block_device"] else None
         mounted = self.mounted_here()
-        fstab = fstab_entry_at(fstab_lines(), self.mount_point)
+        fstab = fstab_entry(self.mount_point, FSTAB)
         if path is None:
             return dict(disk=disk, signature=None, signatures=[], kernel_read_only=None, mounted=mounted,
                         fstab=fstab)
@@ -160,16 +156,14 @@ class DatasetMountChange(Change):
         if entry != current["fstab"] and (self.persistent or current["fstab"] is not None):
             steps.append(Step("write the fstab entry of %s" % self.mount_point,
                               lambda: write_fstab(entry, self.mount_point)))
-        wanted_mode = "ro" if self.mode == "ro" else "rw"
-        mounted_mode = None if not mounted else ("ro" if "ro" in mounted["options"] else "rw")
         if mounted is None:
             steps.append(Step("mount %s on %s (%s)" % (path, self.mount_point, options),
                               lambda: self.mount(path, options)))
-        elif mounted_mode != wanted_mode:
-            steps.append(Step("remount %s %s" % (self.mount_point, wanted_mode),
-                              lambda: self.remount(wanted_mode)))
-        before = dict(mounted=mounted_mode, fstab=current["fstab"])
-        after = dict(mounted=wanted_mode, fstab=entry)
+        elif mounted_mode(mounted) != self.mode:
+            steps.append(Step("remount %s %s" % (self.mount_point, self.mode),
+                              lambda: self.remount(self.mode)))
+        before = dict(mounted=mounted_mode(mounted), fstab=current["fstab"])
+        after = dict(mounted=self.mode, fstab=entry)
         return Plan(before, after, steps, warnings=self.reader_warnings(current),
                     result=dict(disk=disk, mount_point=self.mount_point, mode=self.mode, options=options,
                                 kernel_read_only=current["kernel_read_only"], fstab_entry=entry))
@@ -206,8 +200,7 @@ class DatasetMountChange(Change):
         if current["fstab"] is not None:
             steps.append(Step("remove the fstab entry of %s" % self.mount_point,
                               lambda: write_fstab(None, self.mount_point)))
-        mounted_mode = None if not current["mounted"] else ("ro" if "ro" in current["mounted"]["options"] else "rw")
-        return Plan(dict(mounted=mounted_mode, fstab=current["fstab"]), dict(mounted=None, fstab=None), steps,
+        return Plan(dict(mounted=mounted_mode(current["mounted"]), fstab=current["fstab"]), dict(mounted=None, fstab=None), steps,
                     result=dict(disk=current["disk"], mount_point=self.mount_point, mode=None, options=None,
                                 kernel_read_only=current["kernel_read_only"], fstab_entry=None))
 

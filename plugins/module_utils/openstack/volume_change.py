@@ -164,12 +164,13 @@ class VolumeChange(Change):
                 "it is attached: detach it from %s first"
                 % (current.name, current.status, ", ".join(attached_server_ids(current)) or "-"))
         if "read_only" in fields and current.status != "available":
+            holders = self.holder_names(current)
             raise ModuleFailure(
                 "volume %r is %s and Cinder sets or clears the read-only flag only while a volume "
                 "is available%s. Detach it from every server first (multiattach.cloud."
                 "volume_attachments with servers: [] and exclusive: true), or leave this volume "
                 "as it is and publish a new one (playbooks/publish_dataset.yml), so that no reader "
-                "goes without it" % (current.name, current.status, self.held_by(current)))
+                "goes without it" % (current.name, current.status, ", held by " + holders if holders else ""))
         after = dict(before, **{f: wanted[f] for f in fields})
         after["metadata"] = dict(before["metadata"], **metadata_to_set)
         changes = fields + ["metadata"] * bool(metadata_to_set)
@@ -203,13 +204,14 @@ class VolumeChange(Change):
         return wait_for_volume(self.conn, volume_id, condition, time.time() + self.timeout, what,
                                self.timeout)
 
-    def held_by(self, volume):
-        """', held by NAME, NAME' for the servers that hold VOLUME; '' for none."""
+    def holder_names(self, volume):
+        """'NAME, NAME' for the servers that hold VOLUME (IDs for servers these credentials
+        cannot see); '' for none."""
         holders = attached_server_ids(volume)
         if not holders:
             return ""
         names = ServerIndex(self.conn).names
-        return ", held by " + ", ".join(sorted(names.get(s, s) for s in holders))
+        return ", ".join(sorted(names.get(s, s) for s in holders))
 
     def plan_absent(self, current):
         if current is None:
@@ -218,7 +220,7 @@ class VolumeChange(Change):
             raise ModuleFailure(
                 "volume %r is attached to %s: detach it first (multiattach.cloud."
                 "volume_attachments with servers: [] and exclusive: true)"
-                % (current.name, self.held_by(current)[len(", held by "):]))
+                % (current.name, self.holder_names(current)))
         return Plan(compared(describe_volume(current)), None,
                     [Step("delete volume %s" % current.name, lambda: self.delete(current))],
                     result=dict(volume=None))
