@@ -6,8 +6,8 @@
 #
 #   build-image.sh OUTPUT_DIR PUBLIC_KEY_FILE
 #
-# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img, and OUTPUT_DIR/built-<first 12 hex of this
-# script's sha1>: the caller rebuilds when this script (its package list) changed.
+# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img, and OUTPUT_DIR/built-<first 12 hex of the
+# sha1 of this script followed by config_drive_apply.py>: the caller rebuilds when either changed.
 set -euo pipefail
 out=$1
 public_key=$2
@@ -104,5 +104,5 @@ mv "$out/vmlinuz.tmp" "$out/vmlinuz"
 mv "$out/initrd.img.tmp" "$out/initrd.img"
 mv "$out/root.raw.tmp" "$out/root.raw"
 rm -f "$out"/built-*
-touch "$out/built-$(sha1sum < "$0" | cut -c1-12)"
+touch "$out/built-$(cat "$0" "$(dirname "$0")/config_drive_apply.py" | sha1sum | cut -c1-12)"
 echo "built $out/root.raw with kernel $version"

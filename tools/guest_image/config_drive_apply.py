@@ -62,7 +62,10 @@ def apply_meta(meta):
     if keys:
         os.makedirs("/root/.ssh", mode=0o700, exist_ok=True)
         path = "/root/.ssh/authorized_keys"
-        present = open(path, encoding="utf-8").read().splitlines() if os.path.exists(path) else []
+        present = []
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                present = handle.read().splitlines()
         with open(path, "a", encoding="utf-8") as handle:
             for key in keys:
                 if key not in present:
