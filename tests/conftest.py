@@ -7,7 +7,6 @@ import uuid
 
 import openstack
 import pytest
-
 from harness.volumes import delete_and_wait
 from local_cloud import paths
 

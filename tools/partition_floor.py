@@ -78,7 +78,7 @@ def step_figures(name, output):
         return {"warnings": {m.group("node"): int(m.group("warnings")) for m in found},
                 "mib_synced": {m.group("node"): int(m.group("mib")) for m in found},
                 "load": float(found[0].group("load")) if found else None}
-    return {"running": sorted(set(m.group("running").strip() for m in RUNNING_LINE.finditer(output)))}
+    return {"running": sorted({m.group("running").strip() for m in RUNNING_LINE.finditer(output)})}
 
 
 def main(argv=None):

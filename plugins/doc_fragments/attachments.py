@@ -6,9 +6,13 @@ diff, and what the modules do when a compute service fails them."""
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import ModuleDocFragment as Attributes
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import (
+    ModuleDocFragment as Attributes,
+)
 from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
-from ansible_collections.multiattach.cloud.plugins.doc_fragments.openstack import ModuleDocFragment as OpenStack
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.openstack import (
+    ModuleDocFragment as OpenStack,
+)
 
 
 class ModuleDocFragment:

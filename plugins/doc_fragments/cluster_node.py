@@ -7,7 +7,9 @@ support."""
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import ModuleDocFragment as Attributes
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import (
+    ModuleDocFragment as Attributes,
+)
 from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
 
 

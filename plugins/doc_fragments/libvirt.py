@@ -6,7 +6,9 @@ platform; each module adds its check and diff support."""
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import ModuleDocFragment as Attributes
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import (
+    ModuleDocFragment as Attributes,
+)
 from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
 
 

@@ -55,8 +55,10 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan import ClusterPlanError
 from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan import (
-    ClusterPlanError, cluster_plan as plan)
+    cluster_plan as plan,
+)
 
 
 def cluster_plan(hostvars, play_hosts, members, filesystem):

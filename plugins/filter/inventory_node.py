@@ -55,7 +55,11 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.inventory_node import (
-    InventoryNodeError, inventory_node as find)
+    InventoryNodeError,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.inventory_node import (
+    inventory_node as find,
+)
 
 
 def inventory_node(hostvars, hosts, node, attachments=None, required=True):

@@ -25,7 +25,7 @@ class Step:
     state as the service wrote it back). Whatever else it returns (an SDK call's resource) is
     not the module's result."""
 
-    __slots__ = ("says", "do")
+    __slots__ = ("do", "says")
 
     def __init__(self, says, do):
         self.says = says

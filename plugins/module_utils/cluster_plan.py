@@ -97,7 +97,7 @@ def node_ids(reads, records, highest, members, pins, filesystem):
     if shared:
         raise ClusterPlanError("%s would share a node ID (%s): each member needs its own. Set "
                                "clustered_fs_node_id on the new one" % (
-                                   " and ".join(sorted(sum(shared.values(), []))),
+                                   " and ".join(sorted(name for names in shared.values() for name in names)),
                                    ", ".join(str(number) for number in sorted(shared))))
     if max(planned.values(), default=0) > MAX_ID[filesystem]:
         raise ClusterPlanError("%s node IDs end at %d; the plan needs %d" % (
@@ -130,5 +130,5 @@ def cluster_plan(reads, members, pins, filesystem):
             "(ansible-playbook multiattach.cloud.remove_node -e node=NAME), which unmounts it "
             "before the others drop it; or put it back in the cluster's group" % (
                 ", ".join(still_mounted), "has" if len(still_mounted) == 1 else "have",
-                ", ".join(sorted(set(sum((mounted[name] for name in still_mounted), []))))))
+                ", ".join(sorted({disk for name in still_mounted for disk in mounted[name]}))))
     return dict(ids=ids, dropped=dropped, highest=max(set(ids.values()) | highest))

@@ -60,7 +60,7 @@ class CollectionModule:
 
     def describe(self, error):  # pylint: disable=unused-argument
         """One sentence for an error that needs no traceback; None for any other."""
-        return None
+        return
 
     def context(self):
         """What the job works through, its first argument: the module's run_command here (a
@@ -80,7 +80,7 @@ class CollectionModule:
             result = self.run()
         except ModuleFailure as failure:
             self.ansible.fail_json(msg=failure.msg, **failure.result)
-        except Exception as error:  # pylint: disable=broad-except
+        except Exception as error:  # pylint: disable=broad-except  # noqa: BLE001
             described = self.describe(error)
             if described is not None:
                 self.ansible.fail_json(msg=described)

@@ -225,7 +225,10 @@ fstab_entry:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
-    DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS, ClusterNodeReading)
+    DISK_ARGUMENT_SPEC,
+    DISK_MODULE_KWARGS,
+    ClusterNodeReading,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 

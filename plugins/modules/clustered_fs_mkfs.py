@@ -78,7 +78,10 @@ mkfs_output:
   elements: str
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import DISK_ARGUMENT_SPEC, DISK_MODULE_KWARGS
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    DISK_ARGUMENT_SPEC,
+    DISK_MODULE_KWARGS,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import MkfsChange
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 

@@ -150,8 +150,12 @@ fstab_entry:
   sample: /dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9 /srv/datasets/reference/v3 ext4 ro,noload,nofail 0 0
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import DISK_MODULE_KWARGS
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.dataset_mount import DatasetMountChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    DISK_MODULE_KWARGS,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.dataset_mount import (
+    DatasetMountChange,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 

@@ -74,8 +74,12 @@ identity:
            "project_id": "8d1e5c3b2a7f4e0c9b6a5d4c3b2a1f0e", "project_name": "db-servers", "role": "member"}
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import FencingIdentityChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import (
+    FencingIdentityChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import (
+    OpenStackModule,
+)
 
 
 class FencingIdentityModule(OpenStackModule):

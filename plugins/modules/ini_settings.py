@@ -136,7 +136,9 @@ path:
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.files import ModuleFiles
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import IniSettingsChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import (
+    IniSettingsChange,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
 
 

@@ -136,8 +136,12 @@ isolation:
   type: str
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import LibvirtHostReading
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import LibvirtModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import (
+    LibvirtHostReading,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import (
+    LibvirtModule,
+)
 
 
 class LibvirtHostInfoModule(LibvirtModule):

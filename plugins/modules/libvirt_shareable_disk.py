@@ -155,8 +155,12 @@ scopes:
   sample: [live, config]
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_disks import ShareableDiskChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import LibvirtModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_disks import (
+    ShareableDiskChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_module import (
+    LibvirtModule,
+)
 
 
 class LibvirtShareableDiskModule(LibvirtModule):

@@ -152,8 +152,13 @@ checks:
       returned: always
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.preflight import CHECK_NAMES, PreflightReading
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import (
+    OpenStackModule,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.preflight import (
+    CHECK_NAMES,
+    PreflightReading,
+)
 
 
 class PreflightModule(OpenStackModule):

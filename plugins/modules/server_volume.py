@@ -95,8 +95,13 @@ volume:
   sample: {"id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "status": "in-use", "multiattach": true, "attachments": [{"server_name": "db-1"}]}
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import ATTACHMENT_ARGUMENT_SPEC, ServerVolumeChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachments import (
+    ATTACHMENT_ARGUMENT_SPEC,
+    ServerVolumeChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import (
+    OpenStackModule,
+)
 
 
 class ServerVolumeModule(OpenStackModule):

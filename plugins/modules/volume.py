@@ -139,8 +139,12 @@ volume:
            "read_only": false, "attachments": []}
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import VolumeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import (
+    OpenStackModule,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import (
+    VolumeChange,
+)
 
 
 class VolumeModule(OpenStackModule):

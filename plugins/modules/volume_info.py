@@ -180,8 +180,12 @@ volumes:
           returned: always
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import VolumesReading
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import (
+    OpenStackModule,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    VolumesReading,
+)
 
 
 class VolumeInfoModule(OpenStackModule):

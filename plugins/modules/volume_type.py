@@ -148,8 +148,12 @@ volume_type:
       returned: when present
 """
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import OpenStackModule
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import VolumeTypeChange
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.module import (
+    OpenStackModule,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import (
+    VolumeTypeChange,
+)
 
 
 class VolumeTypeModule(OpenStackModule):

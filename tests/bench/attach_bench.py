@@ -31,7 +31,6 @@ from pathlib import Path
 
 import openstack
 import yaml
-
 from harness.ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, run_ansible_playbook
 from harness.api_requests import RequestCounter
 from local_cloud import multiattach_probe, paths

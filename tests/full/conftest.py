@@ -3,7 +3,6 @@ import json
 import uuid
 
 import pytest
-
 from harness import guests
 from local_cloud import paths
 

@@ -11,7 +11,6 @@ import uuid
 import libvirt
 import pytest
 import yaml
-
 from harness import guests
 from harness.ansible_runner import run_ansible_playbook, run_module
 from harness.ceph import watchers
@@ -19,7 +18,7 @@ from harness.volumes import delete_and_wait
 
 POOL = "volumes"
 SHARED_TYPE = "multiattach-rbd-1"
-DISK_XML = re.compile(r"<disk .*?</disk>", re.S)
+DISK_XML = re.compile(r"<disk .*?</disk>", re.DOTALL)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from pathlib import Path
 
 import libvirt
 import pytest
-
 from harness.ansible_runner import run_module, run_playbook_file
 
 LIBVIRT_HOST = "localcloud-libvirt"

@@ -13,14 +13,13 @@ import uuid
 import libvirt
 import pytest
 import yaml
-
 from harness import guests
-from harness.ceph import image_digest
 from harness.ansible_runner import ROOT, run_ansible_playbook, run_module
+from harness.ceph import image_digest
 
 DATASET_TYPE = "multiattach-rbd-1"
 POOL = "volumes"
-DISK_XML = re.compile(r"<disk .*?</disk>", re.S)
+DISK_XML = re.compile(r"<disk .*?</disk>", re.DOTALL)
 FIGURES = ROOT / ".cache" / "bench" / "dataset.json"
 
 
@@ -139,9 +138,9 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
                                  "conv=notrunc" % v1.id[:20])
         assert raw.returncode != 0 and re.search("Operation not permitted|Read-only", raw.stderr), raw
         # blockdev --setrw lifts the guest kernel's flag; QEMU's read-only disk still refuses.
-        forced = guests.ssh(server, "blockdev --setrw /dev/disk/by-id/virtio-{0} && dd if=/dev/zero "
-                                    "of=/dev/disk/by-id/virtio-{0} bs=4096 count=1 oflag=direct conv=notrunc; "
-                                    "rc=$?; blockdev --setro /dev/disk/by-id/virtio-{0}; exit $rc".format(v1.id[:20]))
+        forced = guests.ssh(server, f"blockdev --setrw /dev/disk/by-id/virtio-{v1.id[:20]} && dd if=/dev/zero "
+                                    f"of=/dev/disk/by-id/virtio-{v1.id[:20]} bs=4096 count=1 oflag=direct conv=notrunc; "
+                                    f"rc=$?; blockdev --setro /dev/disk/by-id/virtio-{v1.id[:20]}; exit $rc")
         assert forced.returncode != 0, forced
     # Every byte of the volume (read from Ceph, what every reader reads) and every reader's files.
     assert image_digest(POOL, "volume-" + v1.id) == disk_before

@@ -7,7 +7,6 @@ import math
 import uuid
 
 import pytest
-
 from harness import guests
 from local_cloud import guests as lab_guests
 

@@ -6,7 +6,6 @@ import tempfile
 from pathlib import Path
 
 import yaml
-
 from local_cloud import paths
 
 ROOT = paths.ROOT

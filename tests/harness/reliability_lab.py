@@ -2,7 +2,6 @@
 import uuid
 
 import openstack
-
 from local_cloud import multiattach_probe
 
 

@@ -2,9 +2,7 @@
 import threading
 
 import pytest
-
 from harness.ansible_runner import run_module
-
 
 ATTACHMENTS = "multiattach.cloud.volume_attachments"
 SERVER_VOLUME = "multiattach.cloud.server_volume"

@@ -4,7 +4,6 @@ import uuid
 
 import openstack
 import pytest
-
 from harness.ansible_runner import run_module
 
 MODULE = "multiattach.cloud.fencing_identity"
@@ -34,7 +33,7 @@ def logs_in(admin_cloud, name, password):
 
 def roles_of(admin_cloud, name):
     user = admin_cloud.identity.find_user(name, ignore_missing=False)
-    return sorted((list(a.scope)[0], a.role["id"]) for a in admin_cloud.identity.role_assignments(user_id=user.id))
+    return sorted((next(iter(a.scope)), a.role["id"]) for a in admin_cloud.identity.role_assignments(user_id=user.id))
 
 
 def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):

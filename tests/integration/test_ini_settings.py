@@ -1,11 +1,10 @@
 """multiattach.cloud.ini_settings through ansible-playbook, on files like cinder.conf."""
 import ast
 import os
-import subprocess
 import stat
+import subprocess
 
 import pytest
-
 from harness.ansible_runner import ROOT, run_module, run_playbook
 from harness.file_events import IN_ATTRIB, IN_CREATE, IN_MOVED_TO, DirectoryEvents
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import libvirt
 import pytest
-
 from harness.ansible_runner import run_module, run_playbook_file
 
 MODULE = "multiattach.cloud.libvirt_shareable_disk"

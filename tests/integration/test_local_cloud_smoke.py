@@ -5,7 +5,6 @@ import uuid
 
 import openstack
 import pytest
-
 from local_cloud import multiattach_probe
 
 

@@ -7,7 +7,6 @@ openstacksdk (.venv) and with the oldest this collection declares (4.14.0, .venv
 import json
 
 import pytest
-
 from harness.ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, ROOT, run_module, run_playbook
 
 OPENSTACK_CLOUD_VERSION = "2.6.0"

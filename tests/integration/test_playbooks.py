@@ -5,7 +5,6 @@ import uuid
 
 import pytest
 import yaml
-
 from harness.ansible_runner import LOCAL_INVENTORY, ROOT, run_module, run_playbook_file
 from local_cloud import paths
 
@@ -121,7 +120,7 @@ def test_an_unknown_server_is_named_and_nothing_is_attached(admin_cloud, lab, in
 def failing_service():
     """An endpoint on this machine that answers every request with HTTP 500."""
     class Failing(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802  (the name http.server calls)
+        def do_GET(self):
             self.send_response(500)
             self.send_header("Content-Type", "application/json")
             self.end_headers()

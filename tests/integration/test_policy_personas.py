@@ -5,10 +5,8 @@ import configparser
 import uuid
 
 import pytest
-
 from harness.ansible_runner import run_module
-from local_cloud import multiattach_probe
-from local_cloud import paths
+from local_cloud import multiattach_probe, paths
 
 READER = {"cloud": "local-reader"}
 MEMBER = {"cloud": "local-member"}

@@ -2,7 +2,6 @@
 import uuid
 
 import pytest
-
 from harness.ansible_runner import run_module
 
 

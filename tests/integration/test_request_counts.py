@@ -1,6 +1,5 @@
 """A re-run with nothing to do reads only, with as many requests for 3 servers as for 1."""
 import pytest
-
 from harness.ansible_runner import run_module
 from harness.api_requests import RequestCounter
 

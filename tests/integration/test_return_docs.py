@@ -4,7 +4,6 @@ import ast
 
 import pytest
 import yaml
-
 from harness.ansible_runner import ROOT, run_module
 
 COMMON_KEYS = {"changed", "failed", "invocation", "diff", "warnings", "deprecations", "msg",

@@ -4,11 +4,16 @@ import uuid
 
 import pytest
 import yaml
-from openstack import exceptions as sdk_exceptions
-
 from harness.ansible_runner import run_playbook_file
-from harness.local_cloud_state import (CINDER_CONF, CINDER_POLICY, SWITCH_PLAYBOOK, digest, pids,
-                                       wait_for_pool_capability)
+from harness.local_cloud_state import (
+    CINDER_CONF,
+    CINDER_POLICY,
+    SWITCH_PLAYBOOK,
+    digest,
+    pids,
+    wait_for_pool_capability,
+)
+from openstack import exceptions as sdk_exceptions
 
 # Switches multiattach and the policy of the whole cloud: make test runs it alone.
 pytestmark = pytest.mark.serial

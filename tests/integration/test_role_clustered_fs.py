@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from harness.ansible_runner import run_module, run_playbook_file, ROOT
+from harness.ansible_runner import ROOT, run_module, run_playbook_file
 
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_disk_checks.yml"
 MKFS_TASK = "Create the filesystem on the first node only, of type "
@@ -191,7 +190,7 @@ def test_a_filesystem_with_a_slot_for_every_node_is_kept_as_it_is(inventory, loo
     ("clustered_fs_group", "no_such_group"),
 ])
 def test_bad_cluster_settings_fail_before_the_disk_is_touched(inventory, loop_disk, variable, value):
-    device, image = loop_disk()
+    device, _image = loop_disk()
 
     result = run(inventory, device, extra_vars={variable: value})
 
@@ -256,7 +255,7 @@ LEAVE_PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_le
 def mounted_elsewhere(loop_disk, tmp_path):
     """A loop disk holding ext4, mounted at a directory the role was not told of and bind-mounted
     once more, with an fstab entry by the device; fstab and mounts restored afterwards."""
-    device, image = loop_disk(ext4_with_data)
+    device, _image = loop_disk(ext4_with_data)
     first, second = tmp_path / "mounted elsewhere", tmp_path / "bound"
     first.mkdir()
     second.mkdir()
@@ -325,7 +324,7 @@ def test_leave_unmounts_every_mount_of_the_disk_and_drops_its_fstab_entries(inve
 
 
 def test_clustered_fs_mkfs_makes_gfs2_once_keeps_mkfs_own_question_and_never_writes_over_data(loop_disk):
-    empty, empty_image = loop_disk()
+    empty, _empty_image = loop_disk()
     options = {"device": empty, "filesystem": "gfs2", "slots": 2, "cluster_name": "lab", "label": "shared"}
 
     checked = run_module("multiattach.cloud.clustered_fs_mkfs", options, check=True)

@@ -2,7 +2,6 @@
 from pathlib import Path
 
 import pytest
-
 from harness.ansible_runner import run_module, run_playbook_file
 from harness.file_events import DirectoryEvents
 from harness.local_cloud_state import STATE, pids

@@ -2,11 +2,9 @@
 import uuid
 
 import pytest
-
 from harness.ansible_runner import run_module
 from harness.api_requests import RequestCounter
 from harness.volumes import delete_and_wait
-
 from local_cloud import multiattach_probe
 
 MODULE = "multiattach.cloud.volume"

@@ -2,9 +2,7 @@
 import uuid
 
 import pytest
-
 from harness.ansible_runner import run_module
-
 from local_cloud import multiattach_probe
 
 

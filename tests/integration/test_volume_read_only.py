@@ -2,7 +2,6 @@
 rest and refuses it while servers hold the volume; volume_attachments and volume_info report the
 mode each server was given; a copy (source_volume) is made from a volume that is attached."""
 import pytest
-
 from harness.ansible_runner import run_module
 from harness.volumes import delete_and_wait
 

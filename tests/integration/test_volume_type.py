@@ -2,10 +2,8 @@
 import uuid
 
 import pytest
-
 from harness.ansible_runner import run_module
 from harness.volumes import delete_and_wait
-
 from local_cloud import multiattach_probe
 
 MODULE = "multiattach.cloud.volume_type"

@@ -1,6 +1,5 @@
 """Reliability tests run against the local cloud, like the integration tests, and reuse their helpers."""
 import pytest
-
 from harness.reliability_lab import Lab
 from local_cloud import multiattach_probe
 

@@ -8,8 +8,7 @@ import uuid
 
 import pytest
 import yaml
-
-from harness.ansible_runner import run_playbook, PlaybookRun
+from harness.ansible_runner import PlaybookRun, run_playbook
 from harness.reliability_lab import cloud_listing
 from local_cloud import paths
 

@@ -8,10 +8,10 @@ import os
 import threading
 
 import pytest
-
 from harness.ansible_runner import run_playbook
 from harness.reliability_lab import Lab
 from local_cloud import multiattach_probe
+
 ROUNDS = int(os.environ.get("CONCURRENCY_ROUNDS", "3"))
 
 

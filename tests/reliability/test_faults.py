@@ -24,12 +24,9 @@ import sys
 import time
 
 import pytest
-
 from harness.ansible_runner import RunningPlaybook, run_playbook
 from harness.reliability_lab import Lab
-from local_cloud import multiattach_probe
-from local_cloud import paths
-from local_cloud import procs
+from local_cloud import multiattach_probe, paths, procs
 
 RUN_DIR = paths.run_dir()
 PROCS = [str(paths.LAB), "--python", sys.executable, "procs", "--run-dir", str(RUN_DIR)]

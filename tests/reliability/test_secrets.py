@@ -1,7 +1,6 @@
 """Passwords and tokens given to the modules never show, not even with -vvv, nor in Ansible's log."""
 import pytest
 import yaml
-
 from harness.ansible_runner import run_playbook
 from local_cloud import paths
 

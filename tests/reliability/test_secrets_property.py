@@ -18,12 +18,12 @@ import urllib.parse
 from pathlib import Path
 
 import yaml
+from harness.ansible_runner import run_ansible_playbook
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from local_cloud import paths
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import secrets_in
-from harness.ansible_runner import run_ansible_playbook
-from local_cloud import paths
 
 CALLBACKS = str(paths.ROOT / "tests" / "harness" / "callback_plugins")
 CHUNKS = ["://", "@", ":", "/", ",", " ", "?", "&", "#", "=", ";", "'", '"', "\\", "%", "@h:1,",

@@ -27,8 +27,8 @@ def keyring_entry(path):
     """(entity, key) of the first entity in a Ceph keyring file."""
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
-    entity = re.search(r"^\[(.+)\]", text, re.M)
-    key = re.search(r"^\s*key\s*=\s*(\S+)", text, re.M)
+    entity = re.search(r"^\[(.+)\]", text, re.MULTILINE)
+    key = re.search(r"^\s*key\s*=\s*(\S+)", text, re.MULTILINE)
     if not entity or not key:
         raise SystemExit("%s holds no Ceph key" % path)
     return entity.group(1), key.group(1)

@@ -14,7 +14,7 @@ from oslo_service import service
 
 service.launch = functools.partial(service.launch, no_fork=True)
 
-from neutron.cmd.plugins.macvtap_neutron_agent import main  # noqa: E402
+from neutron.cmd.plugins.macvtap_neutron_agent import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,7 +16,9 @@ import stat
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_mounts
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
+    device_mounts,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 BY_ID = "/dev/disk/by-id"
@@ -35,7 +37,7 @@ DISK_ARGUMENT_SPEC = dict(
 DISK_MODULE_KWARGS = dict(required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")])
 O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
 DLM_LOCKSPACES = "/sys/kernel/dlm"
-GFS2_JOURNAL = re.compile(r"\bFile +journal[0-9]+$", re.M)
+GFS2_JOURNAL = re.compile(r"\bFile +journal[0-9]+$", re.MULTILINE)
 SLOT_TOOLS = {"ocfs2": ["tunefs.ocfs2", "-Q", "%N\\n"], "gfs2": ["gfs2_edit", "-p", "jindex"]}
 
 

@@ -29,7 +29,7 @@ KERNEL_SETTINGS = ("panic", "panic_on_oops")
 PROC_SYS_KERNEL = "/proc/sys/kernel"
 # The role's templates record the highest node ID ever given, so that no new node takes the
 # ID of one that left (a running dlm_controld keeps the fencing settings it read for an ID).
-HIGHEST_ID = re.compile(r"^#.*node IDs given so far run up to (?P<id>[0-9]+)", re.M)
+HIGHEST_ID = re.compile(r"^#.*node IDs given so far run up to (?P<id>[0-9]+)", re.MULTILINE)
 DMI = "/sys/class/dmi/id"
 FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
 
@@ -110,7 +110,7 @@ def server_identity(dmi=None):
 
 def has_cloud(name, path=FENCING_CLOUDS):
     """Whether clouds.yaml at PATH has an entry NAME (read as text: no YAML parser needed)."""
-    return bool(re.search(r"^\s+%s:\s*$" % re.escape(name), _read(path) or "", re.M)) if name else False
+    return bool(re.search(r"^\s+%s:\s*$" % re.escape(name), _read(path) or "", re.MULTILINE)) if name else False
 
 
 def authkey_digest(path=COROSYNC_AUTHKEY):

@@ -16,8 +16,15 @@ from __future__ import annotations
 import os
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import find_disk, fstab_entry, probe_signatures, signature_type
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_number
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    find_disk,
+    fstab_entry,
+    probe_signatures,
+    signature_type,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
+    device_number,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import run_on_terminal
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 

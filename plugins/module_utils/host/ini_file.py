@@ -18,7 +18,11 @@ from ansible.module_utils.common.text.converters import to_native
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import (
-    MASK, is_secret_name, mask_url_passwords, masked_value)
+    MASK,
+    is_secret_name,
+    mask_url_passwords,
+    masked_value,
+)
 
 SECTION_LINE = re.compile(r"^\s*\[(?P<name>[^\]]+)\]\s*$")
 # oslo.config splits an option line at its first "=" or ":".

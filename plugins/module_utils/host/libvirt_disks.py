@@ -17,8 +17,8 @@ import time
 from xml.etree import ElementTree
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
-from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import libvirt
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 QCOW2_MAGIC = b"QFI\xfb"
 SHARED_CACHE = "none"

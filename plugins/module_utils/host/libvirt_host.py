@@ -13,7 +13,10 @@ from xml.etree import ElementTree
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text, version_tuple
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import (
+    version_text,
+    version_tuple,
+)
 
 try:
     import libvirt

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import functools
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule, require_library
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_host
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import LIBVIRT_IMPORT_ERROR, libvirt, libvirt_error_text
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import (
+    LIBVIRT_IMPORT_ERROR,
+    libvirt,
+    libvirt_error_text,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import (
+    CollectionModule,
+    require_library,
+)
 
 LIBVIRT_ARGUMENT_SPEC = dict(uri=dict(type="str", default="qemu:///system"))
 

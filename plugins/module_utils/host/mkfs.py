@@ -20,8 +20,13 @@ import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
-    find_disk, probe_signatures, signature_type)
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import device_mounts
+    find_disk,
+    probe_signatures,
+    signature_type,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
+    device_mounts,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 PROMPTS = ("[y/n]", "(y/N):", "(y/n)")

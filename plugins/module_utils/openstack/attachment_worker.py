@@ -17,11 +17,26 @@ import enum
 import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import COMPUTE_MULTIATTACH
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.transitions import ABANDONED_AFTER, SETTLED, TransitionWatch, repair_abandoned
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids, wait_for_volume
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import (
+    describe_error,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
+    COMPUTE_MULTIATTACH,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import (
+    ksa_exceptions,
+    sdk_exceptions,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.transitions import (
+    ABANDONED_AFTER,
+    SETTLED,
+    TransitionWatch,
+    repair_abandoned,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    attached_server_ids,
+    wait_for_volume,
+)
 
 
 class Action(str, enum.Enum):

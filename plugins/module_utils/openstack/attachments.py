@@ -9,11 +9,22 @@ from __future__ import annotations
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachment_worker import Action, converge
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attachment_worker import (
+    Action,
+    converge,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.transitions import ABANDONED_AFTER, check_abandoned_after
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attach_modes, attached_server_ids
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import describe_volume, find_one_volume, placement_warnings
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.transitions import (
+    ABANDONED_AFTER,
+    check_abandoned_after,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    attach_modes,
+    attached_server_ids,
+    describe_volume,
+    find_one_volume,
+    placement_warnings,
+)
 
 ATTACHMENT_ARGUMENT_SPEC = dict(abandoned_after=dict(type="int", default=ABANDONED_AFTER))
 

@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
-
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import (
+    ksa_exceptions,
+    sdk_exceptions,
+)
 
 HTTP_ADVICE = {
     400: "the cloud refused the request as invalid",

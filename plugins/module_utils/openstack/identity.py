@@ -13,8 +13,12 @@ from __future__ import annotations
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, ksa_identity, ksa_session
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import (
+    ksa_exceptions,
+    ksa_identity,
+    ksa_session,
+    sdk_exceptions,
+)
 
 
 def _found(finder, what, name, **query):

@@ -5,11 +5,26 @@
 
 from __future__ import annotations
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule, ModuleFailure, require_library
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.connection import CONNECTION_ARGUMENT_SPEC, WAIT_ARGUMENT_SPEC
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.connection import ConnectionSettingsError, connect
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error, is_anticipated
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import MIN_SDK_VERSION, SDK_IMPORT_ERROR, sdk_version
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import (
+    CollectionModule,
+    ModuleFailure,
+    require_library,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.connection import (
+    CONNECTION_ARGUMENT_SPEC,
+    WAIT_ARGUMENT_SPEC,
+    ConnectionSettingsError,
+    connect,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import (
+    describe_error,
+    is_anticipated,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import (
+    MIN_SDK_VERSION,
+    SDK_IMPORT_ERROR,
+    sdk_version,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.versions import version_text
 
 

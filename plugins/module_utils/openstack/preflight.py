@@ -7,12 +7,26 @@ from __future__ import annotations
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import BLOCK_STORAGE_ATTACHMENTS, COMPUTE_MULTIATTACH, as_tuple
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import ksa_exceptions, sdk_exceptions
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error
-from ansible_collections.multiattach.cloud.plugins.module_utils.versions import MIN_SHAREABLE_QEMU, version_text, version_tuple
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import is_multiattach_type
-
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import (
+    describe_error,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
+    BLOCK_STORAGE_ATTACHMENTS,
+    COMPUTE_MULTIATTACH,
+    as_tuple,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import (
+    ksa_exceptions,
+    sdk_exceptions,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import (
+    is_multiattach_type,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.versions import (
+    MIN_SHAREABLE_QEMU,
+    version_text,
+    version_tuple,
+)
 
 MULTIATTACH_TRAIT = "COMPUTE_VOLUME_MULTI_ATTACH"
 # Nova's libvirt driver reports QEMU's version for both virt types (qemu, kvm), as one number.
@@ -72,7 +86,7 @@ def check_backend_pools(conn, scope):
     if wanted:
         names_of = {p.name: (p.capabilities or {}).get("volume_backend_name") for p in pools}
         pools = [p for p in pools if names_of[p.name] in wanted]
-        missing = sorted(set(wanted) - set(names_of[p.name] for p in pools))
+        missing = sorted(set(wanted) - {names_of[p.name] for p in pools})
         if missing:
             return check("backend_pools_multiattach", "failed",
                          "no pool reports volume_backend_name %s (pools seen: %s)"
@@ -173,7 +187,7 @@ def check_compute_hypervisors(conn, scope):
         return check("compute_nodes_hypervisor", "unknown", "Nova's hypervisors " + ADMIN_ONLY)
     wanted = scope.get("compute_nodes")
     if wanted:
-        unknown = sorted(set(wanted) - set(h.name for h in hypervisors))
+        unknown = sorted(set(wanted) - {h.name for h in hypervisors})
         if unknown:
             return check("compute_nodes_hypervisor", "failed",
                          "Nova knows no compute node named %s (it knows: %s)"

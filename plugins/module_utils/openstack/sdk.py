@@ -14,10 +14,11 @@ import traceback
 try:
     from importlib.metadata import version as _distribution_version
 
-    import openstack  # noqa: F401  pylint: disable=unused-import
-    from keystoneauth1 import exceptions as ksa_exceptions  # noqa: F401  pylint: disable=unused-import
-    from keystoneauth1 import session as ksa_session  # noqa: F401  pylint: disable=unused-import
-    from keystoneauth1.identity import v3 as ksa_identity  # noqa: F401  pylint: disable=unused-import
+    from keystoneauth1 import exceptions as ksa_exceptions  # pylint: disable=unused-import
+    from keystoneauth1 import session as ksa_session  # pylint: disable=unused-import
+    from keystoneauth1.identity import v3 as ksa_identity  # pylint: disable=unused-import
+
+    import openstack  # pylint: disable=unused-import
     from openstack import exceptions as sdk_exceptions
     SDK_IMPORT_ERROR = None
 except ImportError:

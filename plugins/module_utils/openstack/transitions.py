@@ -15,9 +15,13 @@ from __future__ import annotations
 import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import BLOCK_STORAGE_ATTACHMENTS
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
+    BLOCK_STORAGE_ATTACHMENTS,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attachment_records
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    attachment_records,
+)
 
 # A volume that this run has seen in a transition (reserved, attaching, detaching), unchanged,
 # for this long was left by an attach or detach whose compute service died. Longer than

@@ -8,15 +8,29 @@ from __future__ import annotations
 import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import changed_fields, dict_changes
+from ansible_collections.multiattach.cloud.plugins.module_utils.compare import (
+    changed_fields,
+    dict_changes,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import describe_error, is_anticipated
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors import (
+    describe_error,
+    is_anticipated,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import find_type, is_multiattach_type, readable_encryption_of
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import ADMIN_METADATA_SHOWN, attached_server_ids
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import describe_volume, find_one_volume
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import remove_half_made, wait_for_volume
-
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import (
+    find_type,
+    is_multiattach_type,
+    readable_encryption_of,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    ADMIN_METADATA_SHOWN,
+    attached_server_ids,
+    describe_volume,
+    find_one_volume,
+    remove_half_made,
+    wait_for_volume,
+)
 
 COMPARED = ("size", "volume_type", "description", "metadata", "bootable", "read_only")
 

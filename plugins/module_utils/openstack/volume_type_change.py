@@ -6,10 +6,19 @@
 from __future__ import annotations
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
-from ansible_collections.multiattach.cloud.plugins.module_utils.compare import changed_fields, dict_changes, set_changes
+from ansible_collections.multiattach.cloud.plugins.module_utils.compare import (
+    changed_fields,
+    dict_changes,
+    set_changes,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import describe_type, desired_extra_specs, encryption_of
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import find_type, update_type_fields
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_types import (
+    describe_type,
+    desired_extra_specs,
+    encryption_of,
+    find_type,
+    update_type_fields,
+)
 
 
 class VolumeTypeChange(Change):

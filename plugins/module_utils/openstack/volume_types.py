@@ -8,7 +8,6 @@ from __future__ import annotations
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 
-
 MULTIATTACH_SPEC = "<is> True"
 BACKEND_SPEC_KEY = "volume_backend_name"
 

@@ -9,9 +9,10 @@ import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import BLOCK_STORAGE_ATTACHMENTS
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
+    BLOCK_STORAGE_ATTACHMENTS,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
-
 
 POLL_SECONDS = 0.25
 

@@ -1,8 +1,7 @@
 """The pipelined floor retries Nova's one-at-a-time refusals, and only those."""
 import pytest
-from openstack import exceptions
-
 from bench import floor as floor_script
+from openstack import exceptions
 
 
 class Volume:

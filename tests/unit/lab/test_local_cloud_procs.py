@@ -114,9 +114,9 @@ def test_status_counts_every_process_of_a_group_and_its_memory(run_dir):
           "bash", "-c", "sleep 60 & sleep 60 & wait")
     time.sleep(0.3)
     result = procs(run_dir, "status")
-    line = [l for l in result.stdout.splitlines() if l.startswith("forker")][0]
+    line = next(l for l in result.stdout.splitlines() if l.startswith("forker"))
     assert " 3 processes" in line
-    total = [l for l in result.stdout.splitlines() if l.startswith("total")][0]
+    total = next(l for l in result.stdout.splitlines() if l.startswith("total"))
     assert float(total.split()[-3]) > 0
 
 

@@ -3,6 +3,7 @@ import json
 import stat
 import subprocess
 import sys
+
 from local_cloud import paths
 
 WRITE_FILES = [str(paths.LAB), "--python", sys.executable, "write_files"]

@@ -14,18 +14,18 @@ def make_help():
 
 
 def test_every_declared_target_is_described_in_help():
-    phony = set(re.search(r"^\.PHONY:(.*?)\n\n", MAKEFILE, re.S | re.M).group(1)
+    phony = set(re.search(r"^\.PHONY:(.*?)\n\n", MAKEFILE, re.DOTALL | re.MULTILINE).group(1)
                 .replace("\\", " ").split())
-    listed = set(re.findall(r"^  make (\S+)", make_help(), re.M))
+    listed = set(re.findall(r"^  make (\S+)", make_help(), re.MULTILINE))
     assert phony <= listed, sorted(phony - listed)
 
 
 def test_the_test_steps_listed_are_the_ones_the_recipe_runs():
-    steps = {name: re.search(r"^%s := (.*)$" % name, MAKEFILE, re.M).group(1).split()
+    steps = {name: re.search(r"^%s := (.*)$" % name, MAKEFILE, re.MULTILINE).group(1).split()
              for name in ("LOCAL_STEPS", "DEFAULT_PROFILE_STEPS", "BESIDE_THE_FAULTS", "FULL_PROFILE_STEPS")}
-    recipe = re.search(r"^test: .*?\n((?:\t.*\n)+)", MAKEFILE, re.M).group(1)
+    recipe = re.search(r"^test: .*?\n((?:\t.*\n)+)", MAKEFILE, re.MULTILINE).group(1)
     for name in steps:
         assert "$(%s)" % name in recipe, name
     shown = make_help()
-    for step in sum(steps.values(), []):
+    for step in (step for listed in steps.values() for step in listed):
         assert step in shown, step

@@ -1,6 +1,7 @@
 """tools/run_suites.py: suites at once, then in turn; any failure (pytest's 5 too) fails the run."""
 import subprocess
 import sys
+
 from local_cloud import paths
 
 RUNNER = paths.ROOT / "tools" / "run_suites.py"

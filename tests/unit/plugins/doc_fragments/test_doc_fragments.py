@@ -6,10 +6,16 @@ import subprocess
 import sys
 
 import yaml
-
-from ansible_collections.multiattach.cloud.plugins.doc_fragments import attachments, attributes, cluster_node, libvirt, openstack
-from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
 from local_cloud import paths
+
+from ansible_collections.multiattach.cloud.plugins.doc_fragments import (
+    attachments,
+    attributes,
+    cluster_node,
+    libvirt,
+    openstack,
+)
+from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes import joined
 
 ATTRIBUTES = attributes.ModuleDocFragment.DOCUMENTATION
 OPENSTACK = openstack.ModuleDocFragment

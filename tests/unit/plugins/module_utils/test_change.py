@@ -5,9 +5,15 @@ import ast
 import importlib
 
 import pytest
-
-from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Reading, Step, report
 from local_cloud import paths
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import (
+    Change,
+    Plan,
+    Reading,
+    Step,
+    report,
+)
 
 
 class Recorded(Change):

@@ -3,7 +3,9 @@ mounted (plugins/module_utils/cluster_plan.py, the role's tasks/plan.yml)."""
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan import (
-    ClusterPlanError, cluster_plan)
+    ClusterPlanError,
+    cluster_plan,
+)
 
 
 def read(name, recorded=None, mounted_by=(), o2cb=None):

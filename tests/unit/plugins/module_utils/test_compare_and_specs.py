@@ -2,8 +2,8 @@
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils import change, compare
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volume_types
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volume_types
 
 
 def test_multiattach_is_always_added_to_the_extra_specs():

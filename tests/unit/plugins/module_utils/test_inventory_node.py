@@ -3,7 +3,9 @@ one inventory host (plugins/module_utils/inventory_node.py)."""
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.inventory_node import (
-    InventoryNodeError, inventory_node)
+    InventoryNodeError,
+    inventory_node,
+)
 
 HOSTVARS = {"db-a": {"openstack_server_name": "prod-db-1"}, "db-b": {"openstack_server_id": "id-b"},
             "db-c": {}}

@@ -4,7 +4,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.secrets import (
-    MASK, is_secret_name, mask_url_passwords, masked_value, secrets_in, url_passwords)
+    MASK,
+    is_secret_name,
+    mask_url_passwords,
+    masked_value,
+    secrets_in,
+    url_passwords,
+)
 
 
 @pytest.mark.parametrize("name", ["password", "admin_password", "application_credential_secret",

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from local_cloud import paths
 
 MODULES = sorted((paths.ROOT / "plugins" / "modules").glob("*.py"))

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
 from local_cloud import paths
 
 ROOT = paths.ROOT

@@ -8,7 +8,6 @@ import ast
 
 import pytest
 import yaml
-
 from local_cloud import paths
 
 MODULES = sorted((paths.ROOT / "plugins" / "modules").glob("*.py"))

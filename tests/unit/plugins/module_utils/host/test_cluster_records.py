@@ -2,7 +2,11 @@
 (plugins/module_utils/host/cluster_records.py, device_mounts.py, mkfs.py)."""
 import os
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records, device_mounts, mkfs
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import (
+    cluster_records,
+    device_mounts,
+    mkfs,
+)
 
 COROSYNC = """# Written by multiattach.cloud.clustered_fs
 totem {

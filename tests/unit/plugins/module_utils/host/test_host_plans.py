@@ -7,8 +7,12 @@ from xml.etree import ElementTree
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_disks, mkfs
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import IniSettingsChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import LibvirtHostReading
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import (
+    IniSettingsChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import (
+    LibvirtHostReading,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 

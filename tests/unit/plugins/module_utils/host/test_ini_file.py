@@ -4,7 +4,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.ini_file import (
-    IniError, apply_settings, masked_text)
+    IniError,
+    apply_settings,
+    masked_text,
+)
 
 CINDER_CONF = """\
 # Managed by hand; keep this comment.

@@ -8,9 +8,10 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_host
-from ansible_collections.multiattach.cloud.plugins.modules import libvirt_host_info
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.libvirt_host import (
-    version_problems)
+    version_problems,
+)
+from ansible_collections.multiattach.cloud.plugins.modules import libvirt_host_info
 
 
 def test_libvirt_encodes_versions_as_one_number():

@@ -7,7 +7,10 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachment_worker as attachments, volumes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import (
+    attachment_worker as attachments,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volumes
 
 
 class Response:

@@ -7,11 +7,15 @@ import pytest
 from openstack import exceptions as sdk_exceptions
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachment_worker
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import attachments
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import transitions
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import (
+    attachment_worker,
+    attachments,
+    transitions,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import attached_server_ids
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    attached_server_ids,
+)
 
 
 def test_plan_attaches_only_the_missing_servers():

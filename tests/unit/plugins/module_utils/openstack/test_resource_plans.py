@@ -6,12 +6,19 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import identity
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import FencingIdentityChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import VolumeChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import VolumeTypeChange
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volumes
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import VolumesReading
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import identity, volumes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import (
+    FencingIdentityChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import (
+    VolumeChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_type_change import (
+    VolumeTypeChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    VolumesReading,
+)
 
 MULTIATTACH = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True"}, is_public=True,
                               description=None)

@@ -5,7 +5,10 @@ import pytest
 from openstack import exceptions as sdk_exceptions
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import volume_change, volumes
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import (
+    volume_change,
+    volumes,
+)
 
 
 class FakeStorage:
