@@ -47,7 +47,7 @@ LAB := tools/lab --python
 PROCS := $(LAB) $(PYTHON) procs --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
-	faults cloud-suites integration-full molecule molecule-libvirt-disk guest-image bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog
+	faults cloud-suites integration-full molecule molecule-libvirt-disk guest-image bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog format
 
 # `make help` prints the lines of this file that start with "##" (headings) and the targets
 # whose line ends in "## what it does", so each is described once, where it is defined.
@@ -201,9 +201,18 @@ sanity: deps $(GET_PIP_STANDIN)  ## ansible-test sanity, without Docker
 	cd $(SANITY_TREE) && git init -q && git add -A && \
 		$(VENV)/bin/ansible-test sanity --local --python 3.11 --color no
 
-lint: deps  ## ansible-lint (production profile) and antsibull-changelog lint
+# The Python of these folders is linted and formatted by ruff (ruff.toml); `make format` applies
+# the formatting.
+PYTHON_DIRS := plugins tools tests
+lint: deps  ## ruff (lint and format check), ansible-lint (production profile), antsibull-changelog lint
+	$(VENV)/bin/ruff check --no-cache $(PYTHON_DIRS)
+	$(VENV)/bin/ruff format --no-cache --check $(PYTHON_DIRS)
 	$(VENV)/bin/ansible-lint --profile production
 	$(VENV)/bin/antsibull-changelog lint
+
+format: deps  ## ruff format and ruff's safe fixes on plugins/, tools/ and tests/
+	$(VENV)/bin/ruff check --no-cache --fix $(PYTHON_DIRS)
+	$(VENV)/bin/ruff format --no-cache $(PYTHON_DIRS)
 
 # Fold changelogs/fragments/ into the release of galaxy.yml's version (0.1.0 is still open:
 # --update-existing adds to it) and write CHANGELOG.md.

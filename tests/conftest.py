@@ -2,6 +2,7 @@
 
 The tests that use it never skip: without a cloud they fail and say how to start one.
 """
+
 import os
 import uuid
 

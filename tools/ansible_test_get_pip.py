@@ -5,6 +5,7 @@ ansible-test runs `python get_pip_X_Y.py [pip options] pip==X.Y ... [--no-setupt
 library's ensurepip, then installs the requested packages with the machine's CA
 bundle (ansible-test cleans the environment, so pip would not find it otherwise).
 """
+
 import ensurepip
 import subprocess
 import sys

@@ -7,6 +7,7 @@ than this machine's (for the package's own ansible-core), but the collection its
 runs with the ansible-core installed here when its meta/runtime.yml allows it.
 DEST receives ansible_collections/NAMESPACE/NAME/, replacing what was there.
 """
+
 import json
 import shutil
 import sys
@@ -26,8 +27,7 @@ def main(wheel, collection, destination):
             sys.exit("%s holds no collection %s" % (wheel, collection))
         archive.extractall(destination, members)
     manifest = json.loads((target / "MANIFEST.json").read_text())
-    print("%s %s from %s" % (collection, manifest["collection_info"]["version"],
-                             Path(wheel).name))
+    print("%s %s from %s" % (collection, manifest["collection_info"]["version"], Path(wheel).name))
 
 
 if __name__ == "__main__":

@@ -25,20 +25,16 @@ BOX = re.compile(r"^\s*[│|]?\s*")
 MARKED_TASKS = {
     # molecule/libvirt_disk
     "Start the guests": "create: boot (start to SSH)",
-    "Attach the shared disk to both running guests as Nova does for a multiattach volume":
-        "create: attach shared disk",
+    "Attach the shared disk to both running guests as Nova does for a multiattach volume": "create: attach shared disk",
     # both
     "Wait for SSH in the guests": "create: boot (start to SSH)",
     # molecule/shared_disk (Nova's guests)
-    "Enable multiattach in the cloud (playbook enable_multiattach, as an operator runs it)":
-        "create: enable_multiattach",
+    "Enable multiattach in the cloud (playbook enable_multiattach, as an operator runs it)": "create: enable_multiattach",
     "Make the servers, as the operator's own provisioning would": "create: servers ACTIVE",
-    "Provision the multiattach volume on both guests (playbook provision_shared_volume)":
-        "create: attach (provision_shared_volume)",
+    "Provision the multiattach volume on both guests (playbook provision_shared_volume)": "create: attach (provision_shared_volume)",
     "Run fresh_check.yml with --check --diff against the guests": "prepare: check mode on fresh guests",
     "Run add_node -e node=<server ID>": "day 2: add_node (a node that sorts first)",
-    "Run remove_node -e node=db-0 while a process holds the disk at /mnt/elsewhere":
-        "day 2: remove_node refused (busy elsewhere)",
+    "Run remove_node -e node=db-0 while a process holds the disk at /mnt/elsewhere": "day 2: remove_node refused (busy elsewhere)",
     "Run remove_node -e node=node-0": "day 2: remove_node (the first node)",
     "Reboot node-2": "day 2: a survivor rebooted",
     "Wait for the filesystem after the reboot": "day 2: a survivor rebooted",
@@ -48,14 +44,15 @@ MARKED_TASKS = {
     "Wait until node-2 has fenced node-1 through Nova as the fencing user (GFS2)": "node lost: node-1 back",
     "Reboot node-1 hard (Nova defines and starts its domain again)": "node lost: node-1 back",
     "Wait for SSH in node-1": "node lost: node-1 back",
-    "Wait for the filesystem (mounted at boot from fstab, after the cluster stack)":
-        "node lost: node-1 back",
+    "Wait for the filesystem (mounted at boot from fstab, after the cluster stack)": "node lost: node-1 back",
     "Unmount it everywhere": "node lost: offline fsck",
 }
 # node_lost.yml's message: the longest gap between the survivor's writes after the kill.
 STALL = re.compile(r"lost: node-2's writes stalled at most (?P<seconds>[0-9.]+) s")
 # partition.yml's figures, seconds after the network was cut.
-PARTITION = re.compile(r"partition: fence (?P<fence>[0-9.]+) s, resume (?P<resume>[0-9.]+) s,\s*stall (?P<stall>[0-9.]+) s")
+PARTITION = re.compile(
+    r"partition: fence (?P<fence>[0-9.]+) s, resume (?P<resume>[0-9.]+) s,\s*stall (?P<stall>[0-9.]+) s"
+)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -106,7 +103,7 @@ def phases_table(marks, finished):
     for index, (name, at) in enumerate(marks):
         if not name or ":" in name:
             continue
-        action_end = next((m[1] for m in marks[index + 1:] if m[0] and ":" not in m[0]), finished)
+        action_end = next((m[1] for m in marks[index + 1 :] if m[0] and ":" not in m[0]), finished)
         tasks = {}
         for task_index in range(index + 1, len(marks)):
             task_name, task_at = marks[task_index]
@@ -124,7 +121,7 @@ def main():
     json_path = None
     if arguments[:1] == ["--json"]:
         json_path, arguments = arguments[1], arguments[2:]
-    command = arguments[arguments.index("--") + 1:] if "--" in arguments else arguments
+    command = arguments[arguments.index("--") + 1 :] if "--" in arguments else arguments
     start_available = mem_available_kib()
     peak = {"used": 0, "qemu": 0}
     done = threading.Event()
@@ -134,14 +131,16 @@ def main():
             peak["used"] = max(peak["used"], start_available - mem_available_kib())
             peak["qemu"] = max(peak["qemu"], qemu_rss_kib())
             done.wait(1.0)
+
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
 
     started = time.monotonic()
     marks = []  # (name, start time); a phase ends where the next mark starts
     figures_seen = {}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, bufsize=1) as process:
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+    ) as process:
         for line, plain in task_lines(process.stdout):
             sys.stdout.write(line)
             if plain is None:
@@ -152,8 +151,12 @@ def main():
                 figures_seen["recovery_stall_seconds"] = float(stall.group("seconds"))
             partition = PARTITION.search(plain)
             if partition:
-                figures_seen.update({"partition_" + key + "_seconds": float(value)
-                                     for key, value in partition.groupdict().items()})
+                figures_seen.update(
+                    {
+                        "partition_" + key + "_seconds": float(value)
+                        for key, value in partition.groupdict().items()
+                    }
+                )
             action = ACTION.search(plain)
             task = TASK.search(plain)
             if action:
@@ -172,22 +175,38 @@ def main():
         for task_name, task_seconds in tasks:
             print("  %-32s %7.1f s" % (task_name, task_seconds))
     print("%-34s %7.1f s" % ("total", finished - started))
-    print("peak memory in use above the start: %.0f MiB; qemu processes' peak RSS: %.0f MiB"
-          % (peak["used"] / 1024, peak["qemu"] / 1024))
+    print(
+        "peak memory in use above the start: %.0f MiB; qemu processes' peak RSS: %.0f MiB"
+        % (peak["used"] / 1024, peak["qemu"] / 1024)
+    )
     if "recovery_stall_seconds" in figures_seen:
-        print("a node lost: the survivor's writes stalled at most %.2f s"
-              % figures_seen["recovery_stall_seconds"])
+        print(
+            "a node lost: the survivor's writes stalled at most %.2f s"
+            % figures_seen["recovery_stall_seconds"]
+        )
     if "partition_stall_seconds" in figures_seen:
-        print("a partition: fenced %.1f s after the cut, the survivor's writes went on after %.1f s, "
-              "longest stall %.2f s" % tuple(figures_seen["partition_%s_seconds" % key]
-                                             for key in ("fence", "resume", "stall")))
+        print(
+            "a partition: fenced %.1f s after the cut, the survivor's writes went on after %.1f s, "
+            "longest stall %.2f s"
+            % tuple(
+                figures_seen["partition_%s_seconds" % key] for key in ("fence", "resume", "stall")
+            )
+        )
     if json_path:
         with open(json_path, "w", encoding="utf-8") as handle:
-            json.dump({"command": command, "exit": process.returncode,
-                       "total_seconds": finished - started,
-                       "phases": [{"phase": n, "seconds": s, "tasks": dict(t)} for n, s, t in table],
-                       "peak_used_mib": peak["used"] / 1024,
-                       "peak_qemu_rss_mib": peak["qemu"] / 1024, **figures_seen}, handle, indent=1)
+            json.dump(
+                {
+                    "command": command,
+                    "exit": process.returncode,
+                    "total_seconds": finished - started,
+                    "phases": [{"phase": n, "seconds": s, "tasks": dict(t)} for n, s, t in table],
+                    "peak_used_mib": peak["used"] / 1024,
+                    "peak_qemu_rss_mib": peak["qemu"] / 1024,
+                    **figures_seen,
+                },
+                handle,
+                indent=1,
+            )
     return process.returncode
 
 

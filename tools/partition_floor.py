@@ -16,6 +16,7 @@ Prints a JSON line per step as it ends and a table at the end; a step that fails
 with its playbook's last lines, and the search stops at the first setting that fails (a
 lower one would only fail sooner). Exit status 1 if any step failed.
 """
+
 import argparse
 import glob
 import json
@@ -29,9 +30,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENARIO = os.path.join(ROOT, "molecule", "shared_disk")
 PARTITION_LINE = re.compile(
-    r"partition: fence (?P<fence>[\d.]+) s, resume (?P<resume>[\d.]+) s,\s+stall (?P<stall>[\d.]+) s")
-SOAK_LINE = re.compile(r"soak:\s+(?P<node>\S+)\s+kept\s+its\s+boot,\s+(?P<warnings>\d+)\s+warnings,\s+"
-                       r"(?P<mib>\d+)\s+MiB\s+synced,\s+load\s+(?P<load>[\d.]+)")
+    r"partition: fence (?P<fence>[\d.]+) s, resume (?P<resume>[\d.]+) s,\s+stall (?P<stall>[\d.]+) s"
+)
+SOAK_LINE = re.compile(
+    r"soak:\s+(?P<node>\S+)\s+kept\s+its\s+boot,\s+(?P<warnings>\d+)\s+warnings,\s+"
+    r"(?P<mib>\d+)\s+MiB\s+synced,\s+load\s+(?P<load>[\d.]+)"
+)
 RUNNING_LINE = re.compile(r"running: (?P<running>[^'\"\n]+)")
 
 
@@ -41,9 +45,12 @@ def setting_vars(fs, text):
         dead, separator, idle = text.partition(":")
         if not separator or not dead.isdigit() or not idle.isdigit():
             raise argparse.ArgumentTypeError(
-                "%r: OCFS2 settings are DEAD_THRESHOLD:IDLE_TIMEOUT_MS, such as 16:15000" % text)
-        return {"clustered_fs_ocfs2_dead_threshold": int(dead),
-                "clustered_fs_ocfs2_idle_timeout_ms": int(idle)}
+                "%r: OCFS2 settings are DEAD_THRESHOLD:IDLE_TIMEOUT_MS, such as 16:15000" % text
+            )
+        return {
+            "clustered_fs_ocfs2_dead_threshold": int(dead),
+            "clustered_fs_ocfs2_idle_timeout_ms": int(idle),
+        }
     if not text.isdigit():
         raise argparse.ArgumentTypeError("%r: GFS2 settings are TOKEN_MS, such as 3000" % text)
     return {"clustered_fs_corosync_token_ms": int(text)}
@@ -51,19 +58,34 @@ def setting_vars(fs, text):
 
 def molecule_inventory():
     """The newest shared_disk instance's inventory (molecule keeps one per checkout)."""
-    found = glob.glob(os.path.expanduser(
-        "~/.ansible/tmp/molecule.*.shared_disk/inventory/ansible_inventory.yml"))
+    found = glob.glob(
+        os.path.expanduser("~/.ansible/tmp/molecule.*.shared_disk/inventory/ansible_inventory.yml")
+    )
     if not found:
-        sys.exit("partition_floor.py: no shared_disk instance; run molecule create and converge "
-                 "-s shared_disk first, or give --inventory")
+        sys.exit(
+            "partition_floor.py: no shared_disk instance; run molecule create and converge "
+            "-s shared_disk first, or give --inventory"
+        )
     return os.path.dirname(max(found, key=os.path.getmtime))
 
 
 def playbook(inventory, name, extra):
     """Run one of the scenario's playbooks; (ok, seconds, output)."""
-    env = dict(os.environ, MOLECULE_PROJECT_DIRECTORY=ROOT, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_PIPELINING="true", ANSIBLE_HOST_KEY_CHECKING="false")
-    command = ["ansible-playbook", "-i", inventory, os.path.join(SCENARIO, name), "-e", json.dumps(extra)]
+    env = dict(
+        os.environ,
+        MOLECULE_PROJECT_DIRECTORY=ROOT,
+        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+        ANSIBLE_PIPELINING="true",
+        ANSIBLE_HOST_KEY_CHECKING="false",
+    )
+    command = [
+        "ansible-playbook",
+        "-i",
+        inventory,
+        os.path.join(SCENARIO, name),
+        "-e",
+        json.dumps(extra),
+    ]
     started = time.monotonic()
     done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     return done.returncode == 0, round(time.monotonic() - started, 1), done.stdout + done.stderr
@@ -75,9 +97,11 @@ def step_figures(name, output):
         return {key: float(value) for key, value in found.groupdict().items()} if found else {}
     if name == "soak.yml":
         found = list(SOAK_LINE.finditer(output))
-        return {"warnings": {m.group("node"): int(m.group("warnings")) for m in found},
-                "mib_synced": {m.group("node"): int(m.group("mib")) for m in found},
-                "load": float(found[0].group("load")) if found else None}
+        return {
+            "warnings": {m.group("node"): int(m.group("warnings")) for m in found},
+            "mib_synced": {m.group("node"): int(m.group("mib")) for m in found},
+            "load": float(found[0].group("load")) if found else None,
+        }
     return {"running": sorted({m.group("running").strip() for m in RUNNING_LINE.finditer(output)})}
 
 
@@ -88,7 +112,9 @@ def main(argv=None):
     parser.add_argument("--soak", type=int, default=300)
     parser.add_argument("--json")
     parser.add_argument("--logs", help="keep each step's playbook output in this directory")
-    parser.add_argument("--inventory", help="the converged instance's inventory (default: the newest)")
+    parser.add_argument(
+        "--inventory", help="the converged instance's inventory (default: the newest)"
+    )
     parser.add_argument("settings", nargs="+")
     arguments = parser.parse_args(argv)
     try:
@@ -104,10 +130,14 @@ def main(argv=None):
             ok, seconds, output = playbook(inventory, name, step_extra)
             if arguments.logs:
                 os.makedirs(arguments.logs, exist_ok=True)
-                log = os.path.join(arguments.logs, "%s-%d-%s.log" % (text.replace(":", "-"), number, name[:-4]))
+                log = os.path.join(
+                    arguments.logs, "%s-%d-%s.log" % (text.replace(":", "-"), number, name[:-4])
+                )
                 with open(log, "w", encoding="utf-8") as stream:
                     stream.write(output)
-            result = dict(setting=text, step=name, ok=ok, seconds=seconds, **step_figures(name, output))
+            result = dict(
+                setting=text, step=name, ok=ok, seconds=seconds, **step_figures(name, output)
+            )
             results.append(result)
             print(json.dumps(result), flush=True)
             if not ok:
@@ -122,7 +152,13 @@ def main(argv=None):
     print("\n%-12s %-14s %-4s %8s  %s" % ("setting", "step", "ok", "seconds", "figures"))
     for result in results:
         figures = {k: v for k, v in result.items() if k not in ("setting", "step", "ok", "seconds")}
-        row = (result["setting"], result["step"], "yes" if result["ok"] else "NO", result["seconds"], json.dumps(figures))
+        row = (
+            result["setting"],
+            result["step"],
+            "yes" if result["ok"] else "NO",
+            result["seconds"],
+            json.dumps(figures),
+        )
         print("%-12s %-14s %-4s %8.1f  %s" % row)
     return 1 if failed else 0
 

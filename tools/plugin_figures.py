@@ -10,6 +10,7 @@
 - params_reads: `params["..."]` / `params.get("...")` (a literal option name) in module_utils;
 - longest_function: the longest def in plugins/ (lines) and where.
 """
+
 import ast
 import json
 import sys
@@ -17,13 +18,17 @@ from pathlib import Path
 
 
 def functions(tree):
-    return [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return [
+        node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
 
 
 def mentions_check_mode(node):
-    return any(isinstance(n, (ast.Name, ast.Attribute)) and
-               (getattr(n, "id", None) == "check_mode" or getattr(n, "attr", None) == "check_mode")
-               for n in ast.walk(node))
+    return any(
+        isinstance(n, (ast.Name, ast.Attribute))
+        and (getattr(n, "id", None) == "check_mode" or getattr(n, "attr", None) == "check_mode")
+        for n in ast.walk(node)
+    )
 
 
 def dict_keys(node):
@@ -36,8 +41,13 @@ def dict_keys(node):
 
 def main(root):
     root = Path(root)
-    figures = {"check_mode_branches": 0, "result_builders": 0, "diff_builders": 0,
-               "params_reads": 0, "longest_function": [0, ""]}
+    figures = {
+        "check_mode_branches": 0,
+        "result_builders": 0,
+        "diff_builders": 0,
+        "params_reads": 0,
+        "longest_function": [0, ""],
+    }
     shapes = set()
     for path in sorted(root.rglob("*.py")):
         tree = ast.parse(path.read_text())
@@ -48,32 +58,60 @@ def main(root):
             keys = dict_keys(node)
             if "changed" in keys:
                 figures["result_builders"] += 1
-            if {"before", "after"} <= keys or (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "diff"):
+            if {"before", "after"} <= keys or (
+                isinstance(node, ast.Call) and getattr(node.func, "id", None) == "diff"
+            ):
                 figures["diff_builders"] += 1
-            if in_utils and isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-                    and isinstance(node.slice.value, str) and getattr(node.value, "attr", getattr(node.value, "id", "")) == "params":
+            if (
+                in_utils
+                and isinstance(node, ast.Subscript)
+                and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, str)
+                and getattr(node.value, "attr", getattr(node.value, "id", "")) == "params"
+            ):
                 figures["params_reads"] += 1
-            if in_utils and isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "get" \
-                    and getattr(node.func.value, "attr", getattr(node.func.value, "id", "")) == "params" \
-                    and node.args and isinstance(node.args[0], ast.Constant):
+            if (
+                in_utils
+                and isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None) == "get"
+                and getattr(node.func.value, "attr", getattr(node.func.value, "id", "")) == "params"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 figures["params_reads"] += 1
         for function in functions(tree):
             length = function.end_lineno - function.lineno + 1
             if length > figures["longest_function"][0]:
-                figures["longest_function"] = [length, "%s:%s" % (path.relative_to(root), function.name)]
+                figures["longest_function"] = [
+                    length,
+                    "%s:%s" % (path.relative_to(root), function.name),
+                ]
         if "modules" in path.parts:
             for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
-                run = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "run"), None)
-                attributes = sorted(t.id for n in cls.body if isinstance(n, ast.Assign)
-                                    for t in n.targets if isinstance(t, ast.Name)
-                                    and t.id in ("resource_change", "change"))
+                run = next(
+                    (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "run"),
+                    None,
+                )
+                attributes = sorted(
+                    t.id
+                    for n in cls.body
+                    if isinstance(n, ast.Assign)
+                    for t in n.targets
+                    if isinstance(t, ast.Name) and t.id in ("resource_change", "change")
+                )
                 calls = []
                 if run is not None:
                     for call in (n for n in ast.walk(run) if isinstance(n, ast.Call)):
                         func = call.func
                         name = getattr(func, "id", None) or getattr(func, "attr", None)
-                        if name and name[0].isupper() or name in ("result", "plan_server", "plan_servers", "carry_out") \
-                                or name.endswith(("_report", "_disk", "_file", "_filesystem", "_described")):
+                        if (
+                            name
+                            and name[0].isupper()
+                            or name in ("result", "plan_server", "plan_servers", "carry_out")
+                            or name.endswith(
+                                ("_report", "_disk", "_file", "_filesystem", "_described")
+                            )
+                        ):
                             calls.append("%s(%d)" % (name, len(call.args) + len(call.keywords)))
                 shapes.add(" ".join(attributes + calls) or "base run()")
     figures["entry_shapes"] = len(shapes)

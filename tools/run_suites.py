@@ -9,6 +9,7 @@ comes (they count what the whole cloud serves, or change it for every user). Eve
 runs even when one failed; the exit status is 1 if any failed (pytest's 5, "no tests ran",
 included), and the last lines name each suite with its status and its seconds.
 """
+
 import argparse
 import subprocess
 import sys
@@ -30,8 +31,11 @@ def run_at_once(suites, logs):
     for name, command in suites:
         log = logs / (name + ".log")
         handle = log.open("w")
-        running[name] = (subprocess.Popen(["bash", "-c", command], stdout=handle,
-                                          stderr=subprocess.STDOUT), handle, log)
+        running[name] = (
+            subprocess.Popen(["bash", "-c", command], stdout=handle, stderr=subprocess.STDOUT),
+            handle,
+            log,
+        )
         print("started %s: %s (output in %s)" % (name, command, log), flush=True)
     outcomes = {}
     while running:
@@ -74,8 +78,10 @@ def main():
     print("\n===== suites (%.0f s in all) =====" % (time.monotonic() - started))
     for name in names:
         status, seconds = outcomes[name]
-        print("%-28s %s  %4.0f s" % (name, "passed" if status == 0 else "FAILED (exit %d)" % status,
-                                     seconds))
+        print(
+            "%-28s %s  %4.0f s"
+            % (name, "passed" if status == 0 else "FAILED (exit %d)" % status, seconds)
+        )
     return 1 if any(status for status, _seconds in outcomes.values()) else 0
 
 

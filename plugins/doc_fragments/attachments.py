@@ -55,5 +55,9 @@ notes:
 
 
 ModuleDocFragment.DOCUMENTATION = joined(
-    Attributes.DOCUMENTATION, OpenStack.DOCUMENTATION, OpenStack.CHANGE_SUPPORT, OpenStack.WAIT,
-    ModuleDocFragment.ATTACHMENTS)
+    Attributes.DOCUMENTATION,
+    OpenStack.DOCUMENTATION,
+    OpenStack.CHANGE_SUPPORT,
+    OpenStack.WAIT,
+    ModuleDocFragment.ATTACHMENTS,
+)

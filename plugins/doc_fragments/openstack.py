@@ -127,10 +127,15 @@ options:
 """
 
 
-ModuleDocFragment.INFO = joined(Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION,
-                                ModuleDocFragment.INFO_SUPPORT)
-ModuleDocFragment.CHANGES = joined(Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION,
-                                   ModuleDocFragment.CHANGE_SUPPORT)
+ModuleDocFragment.INFO = joined(
+    Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION, ModuleDocFragment.INFO_SUPPORT
+)
+ModuleDocFragment.CHANGES = joined(
+    Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION, ModuleDocFragment.CHANGE_SUPPORT
+)
 ModuleDocFragment.CHANGES_WITH_WAIT = joined(
-    Attributes.DOCUMENTATION, ModuleDocFragment.DOCUMENTATION, ModuleDocFragment.CHANGE_SUPPORT,
-    ModuleDocFragment.WAIT)
+    Attributes.DOCUMENTATION,
+    ModuleDocFragment.DOCUMENTATION,
+    ModuleDocFragment.CHANGE_SUPPORT,
+    ModuleDocFragment.WAIT,
+)

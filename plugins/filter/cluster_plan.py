@@ -62,10 +62,18 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan imp
 
 
 def cluster_plan(hostvars, play_hosts, members, filesystem):
-    reads = {host: hostvars[host]["clustered_fs_node"] for host in play_hosts
-             if "clustered_fs_node" in hostvars[host]}
-    pins = {host: hostvars[host].get("clustered_fs_node_id", hostvars[host].get("clustered_fs_node_number"))
-            for host in members if host in reads}
+    reads = {
+        host: hostvars[host]["clustered_fs_node"]
+        for host in play_hosts
+        if "clustered_fs_node" in hostvars[host]
+    }
+    pins = {
+        host: hostvars[host].get(
+            "clustered_fs_node_id", hostvars[host].get("clustered_fs_node_number")
+        )
+        for host in members
+        if host in reads
+    }
     try:
         return plan(reads, list(members), pins, filesystem)
     except ClusterPlanError as error:

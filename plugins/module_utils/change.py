@@ -62,8 +62,10 @@ def report(changed, result, before=False, after=False, warnings=(), header=None)
     Ansible shows."""
     reported = dict(result, changed=changed)
     if before is not False or after is not False:
-        reported["diff"] = {"before": {} if before is None else before,
-                            "after": {} if after is None else after}
+        reported["diff"] = {
+            "before": {} if before is None else before,
+            "after": {} if after is None else after,
+        }
         if header is not None:
             reported["diff"].update(before_header=header, after_header=header)
     if warnings:

@@ -18,7 +18,7 @@ see (slot map, lockspace): dropping it would let it write on unfenced and uncoor
 from __future__ import annotations
 
 FIRST_ID = {"gfs2": 1, "ocfs2": 0}
-MAX_ID = {"gfs2": 2 ** 32 - 1, "ocfs2": 254}
+MAX_ID = {"gfs2": 2**32 - 1, "ocfs2": 254}
 
 
 class ClusterPlanError(Exception):
@@ -38,7 +38,11 @@ def _records(reads):
 
 def _highest(reads):
     """The highest IDs ever given that the members' files record (IDs of departed nodes)."""
-    return {int(read["highest_node_id"]) for read in reads.values() if read.get("highest_node_id") is not None}
+    return {
+        int(read["highest_node_id"])
+        for read in reads.values()
+        if read.get("highest_node_id") is not None
+    }
 
 
 def _pin(value, host, filesystem):
@@ -49,8 +53,10 @@ def _pin(value, host, filesystem):
     except (TypeError, ValueError):
         raise ClusterPlanError("clustered_fs_node_id of %s is %r, not a number" % (host, value))
     if not FIRST_ID[filesystem] <= number <= MAX_ID[filesystem]:
-        raise ClusterPlanError("clustered_fs_node_id of %s is %d: %s node IDs run from %d to %d"
-                               % (host, number, filesystem.upper(), FIRST_ID[filesystem], MAX_ID[filesystem]))
+        raise ClusterPlanError(
+            "clustered_fs_node_id of %s is %d: %s node IDs run from %d to %d"
+            % (host, number, filesystem.upper(), FIRST_ID[filesystem], MAX_ID[filesystem])
+        )
     return number
 
 
@@ -64,13 +70,21 @@ def node_ids(reads, records, highest, members, pins, filesystem):
             "%s %s in the cluster's group but not read in this run (unreachable, or left out by "
             "--limit): node IDs and the nodes to drop are decided from every member's own "
             "configuration, so every member must be in the play"
-            % (", ".join(missing), "is" if len(missing) == 1 else "are"))
+            % (", ".join(missing), "is" if len(missing) == 1 else "are")
+        )
     for name, ids in sorted(records.items()):
         if len(ids) > 1:
-            raise ClusterPlanError("the nodes' configurations disagree on %s's ID: %s. Make them agree "
-                                   "(the running cluster's is the one to keep), then run again" % (
-                                       name, "; ".join("%d on %s" % (number, ", ".join(sorted(hosts)))
-                                                       for number, hosts in sorted(ids.items()))))
+            raise ClusterPlanError(
+                "the nodes' configurations disagree on %s's ID: %s. Make them agree "
+                "(the running cluster's is the one to keep), then run again"
+                % (
+                    name,
+                    "; ".join(
+                        "%d on %s" % (number, ", ".join(sorted(hosts)))
+                        for number, hosts in sorted(ids.items())
+                    ),
+                )
+            )
     recorded = {name: next(iter(ids)) for name, ids in records.items()}
     names = {host: reads[host]["node_name"] for host in members}
     planned = {}
@@ -81,7 +95,8 @@ def node_ids(reads, records, highest, members, pins, filesystem):
             raise ClusterPlanError(
                 "%s (node %s) has ID %d in the cluster's configuration and clustered_fs_node_id %d: a "
                 "member keeps its ID for the life of the cluster. Remove the host variable or set it "
-                "to %d" % (host, name, recorded[name], pinned, recorded[name]))
+                "to %d" % (host, name, recorded[name], pinned, recorded[name])
+            )
         if name in recorded or pinned is not None:
             planned[name] = recorded.get(name, pinned)
     used = set(recorded.values()) | set(planned.values()) | highest
@@ -95,13 +110,19 @@ def node_ids(reads, records, highest, members, pins, filesystem):
         by_id.setdefault(number, []).append(name)
     shared = {number: found for number, found in by_id.items() if len(found) > 1}
     if shared:
-        raise ClusterPlanError("%s would share a node ID (%s): each member needs its own. Set "
-                               "clustered_fs_node_id on the new one" % (
-                                   " and ".join(sorted(name for names in shared.values() for name in names)),
-                                   ", ".join(str(number) for number in sorted(shared))))
+        raise ClusterPlanError(
+            "%s would share a node ID (%s): each member needs its own. Set "
+            "clustered_fs_node_id on the new one"
+            % (
+                " and ".join(sorted(name for names in shared.values() for name in names)),
+                ", ".join(str(number) for number in sorted(shared)),
+            )
+        )
     if max(planned.values(), default=0) > MAX_ID[filesystem]:
-        raise ClusterPlanError("%s node IDs end at %d; the plan needs %d" % (
-            filesystem.upper(), MAX_ID[filesystem], max(planned.values())))
+        raise ClusterPlanError(
+            "%s node IDs end at %d; the plan needs %d"
+            % (filesystem.upper(), MAX_ID[filesystem], max(planned.values()))
+        )
     return planned
 
 
@@ -128,7 +149,11 @@ def cluster_plan(reads, members, pins, filesystem):
             "the cluster's new configuration leaves out %s, which still %s the filesystem mounted (as "
             "%s sees it). Nothing was changed. Take a node out with the remove_node playbook "
             "(ansible-playbook multiattach.cloud.remove_node -e node=NAME), which unmounts it "
-            "before the others drop it; or put it back in the cluster's group" % (
-                ", ".join(still_mounted), "has" if len(still_mounted) == 1 else "have",
-                ", ".join(sorted({disk for name in still_mounted for disk in mounted[name]}))))
+            "before the others drop it; or put it back in the cluster's group"
+            % (
+                ", ".join(still_mounted),
+                "has" if len(still_mounted) == 1 else "have",
+                ", ".join(sorted({disk for name in still_mounted for disk in mounted[name]})),
+            )
+        )
     return dict(ids=ids, dropped=dropped, highest=max(set(ids.values()) | highest))

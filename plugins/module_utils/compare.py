@@ -8,8 +8,9 @@ from __future__ import annotations
 
 def changed_fields(current, desired):
     """Names of the fields whose desired value is given (not None) and differs."""
-    return sorted(name for name, value in desired.items()
-                  if value is not None and current.get(name) != value)
+    return sorted(
+        name for name, value in desired.items() if value is not None and current.get(name) != value
+    )
 
 
 def dict_changes(current, desired, purge=False):

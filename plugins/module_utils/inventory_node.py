@@ -28,11 +28,16 @@ def _server_names(hostvars, host):
 def _attached_server(hostvars, host, attachment_servers):
     """The ID of the host's server among the volume's attachments; None when not attached."""
     names = _server_names(hostvars, host)
-    return next((server for server, name in attachment_servers.items() if server in names or name in names), None)
+    return next(
+        (server for server, name in attachment_servers.items() if server in names or name in names),
+        None,
+    )
 
 
 def _matches(hostvars, host, node, attachment_servers):
-    return node in {host} | _server_names(hostvars, host) or node == _attached_server(hostvars, host, attachment_servers)
+    return node in {host} | _server_names(hostvars, host) or node == _attached_server(
+        hostvars, host, attachment_servers
+    )
 
 
 def inventory_node(hostvars, hosts, node, attachments, required=True):
@@ -41,13 +46,17 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
     Not REQUIRED: None when no host matches (a server ID that only Nova knows yet)."""
     node = str(node or "").strip()
     if not node:
-        raise InventoryNodeError("say which server with -e node=NAME (its inventory name, OpenStack "
-                                 "server name or server ID)")
+        raise InventoryNodeError(
+            "say which server with -e node=NAME (its inventory name, OpenStack "
+            "server name or server ID)"
+        )
     attachment_servers = {a.get("server_id"): a.get("server_name") for a in attachments or []}
     found = [host for host in hosts if _matches(hostvars, host, node, attachment_servers)]
     if len(found) > 1:
-        raise InventoryNodeError("node=%s names %d inventory hosts (%s): name one by its inventory name"
-                                 % (node, len(found), ", ".join(found)))
+        raise InventoryNodeError(
+            "node=%s names %d inventory hosts (%s): name one by its inventory name"
+            % (node, len(found), ", ".join(found))
+        )
     if not found and not required:
         return None
     if not found:
@@ -56,8 +65,13 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
             "node=%s is no inventory host, nor the openstack_server_name or openstack_server_id of one%s. "
             "The playbook must reach the server to unmount the filesystem before anything is "
             "detached: add it to the inventory (with openstack_server_name when its OpenStack name "
-            "differs), then run again" % (node, "; the volume IS attached to that server" if held else ""))
+            "differs), then run again"
+            % (node, "; the volume IS attached to that server" if held else "")
+        )
     host = found[0]
     server = _attached_server(hostvars, host, attachment_servers)
-    return dict(host=host, server=server or hostvars[host].get("openstack_server_id") or server_name(hostvars, host),
-                attached=server is not None)
+    return dict(
+        host=host,
+        server=server or hostvars[host].get("openstack_server_id") or server_name(hostvars, host),
+        attached=server is not None,
+    )

@@ -46,9 +46,12 @@ class CollectionModule:
     job = None
 
     def __init__(self):
-        self.ansible = SecretMaskingModule(argument_spec=self.full_argument_spec(),
-                                           masked_options=self.masked_options,
-                                           supports_check_mode=True, **self.module_kwargs)
+        self.ansible = SecretMaskingModule(
+            argument_spec=self.full_argument_spec(),
+            masked_options=self.masked_options,
+            supports_check_mode=True,
+            **self.module_kwargs,
+        )
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
 
@@ -84,8 +87,9 @@ class CollectionModule:
             described = self.describe(error)
             if described is not None:
                 self.ansible.fail_json(msg=described)
-            self.ansible.fail_json(msg="%s: %s" % (type(error).__name__, error),
-                                   exception=traceback.format_exc())
+            self.ansible.fail_json(
+                msg="%s: %s" % (type(error).__name__, error), exception=traceback.format_exc()
+            )
         diff = result.pop("diff", None)
         if diff is not None and self.ansible._diff:
             result["diff"] = diff

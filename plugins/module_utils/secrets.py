@@ -22,7 +22,8 @@ MASK = "********"
 # holds a credential.
 SECRET_NAME = re.compile(
     r"passw|pass(code|phrase)|pwd|secret|token|credential|api_?key|(^|[_.-])kek($|[_.-])|(^|[_.-])keys?$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 URL_START = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://")
 HOST = r"(?:[A-Za-z0-9._\-]+|\[[0-9A-Fa-f:.]+\])(?::\d+)?"
@@ -66,20 +67,33 @@ def _url_spans(line):
         start, stop = url.end(), urls[index + 1].start() if index + 1 < len(urls) else len(line)
         widest = AUTHORITY.match(line, start)
         match = AUTHORITY.match(line, start, stop)
-        if not match or (widest and (not any(c.isspace() for c in line[match.end():widest.end()])
-                                     or _no_password(match.group("authority")))):
+        if not match or (
+            widest
+            and (
+                not any(c.isspace() for c in line[match.end() : widest.end()])
+                or _no_password(match.group("authority"))
+            )
+        ):
             match = widest
         if not match:
             continue
         if widest and widest.end() > match.end():
             # what the line allows as one password is secret whole too
-            whole.append((start + widest.group("authority").index(":") + 1,
-                          start + widest.group("authority").rindex("@")))
+            whole.append(
+                (
+                    start + widest.group("authority").index(":") + 1,
+                    start + widest.group("authority").rindex("@"),
+                )
+            )
         authority = match.group("authority")
         first_password, last_at = start + authority.index(":") + 1, start + authority.rindex("@")
         entries = list(HOST_ENTRY.finditer(authority))
-        if entries and entries[0].start() == 0 and entries[-1].end() == len(authority) and all(
-                one.end() == two.start() for one, two in zip(entries, entries[1:])):
+        if (
+            entries
+            and entries[0].start() == 0
+            and entries[-1].end() == len(authority)
+            and all(one.end() == two.start() for one, two in zip(entries, entries[1:]))
+        ):
             shown.extend((start + e.start("password"), start + e.end("password")) for e in entries)
             if len(entries) > 1:
                 # one password holding ",user:...@host" reads the same: it is secret whole too

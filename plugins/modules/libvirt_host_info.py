@@ -152,7 +152,9 @@ class LibvirtHostInfoModule(LibvirtModule):
         min_qemu_version=dict(type="str", default="2.10.0"),
         fail_when_unsupported=dict(type="bool", default=False),
     )
-    libvirt_failure = "libvirt at {uri} failed to answer: {error}. Check that libvirtd runs and its log"
+    libvirt_failure = (
+        "libvirt at {uri} failed to answer: {error}. Check that libvirtd runs and its log"
+    )
     job = LibvirtHostReading
 
 

@@ -17,6 +17,7 @@ call). Requests are counted from the API services' own request logs, refusals (H
 409) apart. Prints a Markdown report with ratios to the floor. It reports; it fails only if
 the cloud misbehaves.
 """
+
 import argparse
 import json
 import os
@@ -63,8 +64,7 @@ class Lab:
         self.probe = multiattach_probe.Probe(conn, "bench-" + uuid.uuid4().hex[:6])
         volume_type = self.probe.create_type()
         self.volume = self.probe.create_volume("shared", volume_type=volume_type.name)
-        servers = [self.probe.create_server("s%02d" % index)
-                   for index in range(server_count)]
+        servers = [self.probe.create_server("s%02d" % index) for index in range(server_count)]
         self.probe.wait_for_servers(timeout=300)
         self.names = [server.name for server in servers]
         self.name_of = {server.id: server.name for server in servers}
@@ -80,8 +80,15 @@ class Lab:
 
 
 def playbook_run(tasks, venv=None, extra_env=None):
-    play = [{"name": "bench", "hosts": "localhost", "connection": "local",
-             "gather_facts": False, "tasks": tasks}]
+    play = [
+        {
+            "name": "bench",
+            "hosts": "localhost",
+            "connection": "local",
+            "gather_facts": False,
+            "tasks": tasks,
+        }
+    ]
     with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
         yaml.safe_dump(play, handle)
     try:
@@ -94,9 +101,20 @@ def playbook_run(tasks, venv=None, extra_env=None):
 
 def floor(lab, action, names, form="sequential"):
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "bench" / "floor.py"), CLOUD, lab.volume.id,
-         action, form, *names], check=True, capture_output=True, text=True,
-        env=dict(os.environ, OS_CLIENT_CONFIG_FILE=str(paths.clouds_yaml())))
+        [
+            sys.executable,
+            str(ROOT / "tests" / "bench" / "floor.py"),
+            CLOUD,
+            lab.volume.id,
+            action,
+            form,
+            *names,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, OS_CLIENT_CONFIG_FILE=str(paths.clouds_yaml())),
+    )
     return "ok", json.loads(completed.stdout)["seconds"]
 
 
@@ -110,33 +128,71 @@ def floor_paced(lab, action, names):
 
 def volume_attachments(lab, action, names):
     servers = names if action == "attach" else [n for n in lab.current if n not in names]
-    results, completed = playbook_run([{"name": "a", "multiattach.cloud.volume_attachments": {
-        "cloud": CLOUD, "volume": lab.volume.id, "servers": servers, "exclusive": True}}])
+    results, completed = playbook_run(
+        [
+            {
+                "name": "a",
+                "multiattach.cloud.volume_attachments": {
+                    "cloud": CLOUD,
+                    "volume": lab.volume.id,
+                    "servers": servers,
+                    "exclusive": True,
+                },
+            }
+        ]
+    )
     return outcome(results, completed)
 
 
 def server_volume_loop(lab, action, names):
-    results, completed = playbook_run([{"name": "b", "multiattach.cloud.server_volume": {
-        "cloud": CLOUD, "volume": lab.volume.id, "server": "{{ item }}",
-        "state": "present" if action == "attach" else "absent"}, "loop": names}])
+    results, completed = playbook_run(
+        [
+            {
+                "name": "b",
+                "multiattach.cloud.server_volume": {
+                    "cloud": CLOUD,
+                    "volume": lab.volume.id,
+                    "server": "{{ item }}",
+                    "state": "present" if action == "attach" else "absent",
+                },
+                "loop": names,
+            }
+        ]
+    )
     return outcome(results, completed)
 
 
 def openstack_cloud_loop(lab, action, names):
     results, completed = playbook_run(
-        [{"name": "c", "openstack.cloud.server_volume": {
-            "cloud": CLOUD, "volume": lab.volume.id, "server": "{{ item }}", "timeout": 60,
-            "state": "present" if action == "attach" else "absent"},
-          # its detach waits for "available" past its own timeout while others hold the volume
-          "timeout": 120, "loop": names, "ignore_errors": True}],
-        extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS})
+        [
+            {
+                "name": "c",
+                "openstack.cloud.server_volume": {
+                    "cloud": CLOUD,
+                    "volume": lab.volume.id,
+                    "server": "{{ item }}",
+                    "timeout": 60,
+                    "state": "present" if action == "attach" else "absent",
+                },
+                # its detach waits for "available" past its own timeout while others hold the volume
+                "timeout": 120,
+                "loop": names,
+                "ignore_errors": True,
+            }
+        ],
+        extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS},
+    )
     items = results[0].get("results", []) if results else []
     failed = [index for index, item in enumerate(items) if item.get("failed")]
     if not failed:
         return outcome(results, completed)
     message = " ".join(str(items[failed[0]].get("msg", "")).split())[:90]
     return "%d of %d items failed, first at server %d: %s" % (
-        len(failed), len(items), failed[0] + 1, message), task_seconds(results)
+        len(failed),
+        len(items),
+        failed[0] + 1,
+        message,
+    ), task_seconds(results)
 
 
 def task_seconds(results):
@@ -153,13 +209,20 @@ def outcome(results, completed):
     return ("ok, changed" if any(r.get("changed") for r in results) else "ok, no change"), seconds
 
 
-RUNNERS = {"a": volume_attachments, "b": server_volume_loop, "c": openstack_cloud_loop,
-           "d": floor, "e": floor_pipelined, "f": floor_paced}
+RUNNERS = {
+    "a": volume_attachments,
+    "b": server_volume_loop,
+    "c": openstack_cloud_loop,
+    "d": floor,
+    "e": floor_pipelined,
+    "f": floor_paced,
+}
 
 
 def measure(lab, tool, action, names):
-    clients = RequestCounter(services=SERVICES, clients_only=True,
-                             ignore_agents=(OBSERVER,)).start()
+    clients = RequestCounter(
+        services=SERVICES, clients_only=True, ignore_agents=(OBSERVER,)
+    ).start()
     everyone = RequestCounter(services=SERVICES, ignore_agents=(OBSERVER,)).start()
     started = time.monotonic()
     result, inner_seconds = RUNNERS[tool](lab, action, names)
@@ -170,28 +233,35 @@ def measure(lab, tool, action, names):
     for (service, method, _path), number in requests.items():
         by_method[(service, method)] += number
     refused = sum(n for status, n in clients.statuses.items() if status in REFUSED)
-    return {"seconds": seconds, "inner_seconds": inner_seconds, "result": result,
-            "holders": lab.holders(), "refused": refused,
-            "requests": {"%s %s" % key: n for key, n in sorted(by_method.items())},
-            "reads": sum(n for (_s, method), n in by_method.items() if method in READS),
-            "client_requests": sum(by_method.values()),
-            "all_requests": sum(everyone.count().values()),
-            "paths": {"%s %s %s" % key: n for key, n in sorted(requests.items())}}
+    return {
+        "seconds": seconds,
+        "inner_seconds": inner_seconds,
+        "result": result,
+        "holders": lab.holders(),
+        "refused": refused,
+        "requests": {"%s %s" % key: n for key, n in sorted(by_method.items())},
+        "reads": sum(n for (_s, method), n in by_method.items() if method in READS),
+        "client_requests": sum(by_method.values()),
+        "all_requests": sum(everyone.count().values()),
+        "paths": {"%s %s %s" % key: n for key, n in sorted(requests.items())},
+    }
 
 
 def bench_size(lab, size, repeat, tools):
     """Each tool through the three phases, REPEAT times in a rotating order; the median time."""
     names = lab.names[:size]
-    half = names[:size // 2]
+    half = names[: size // 2]
     runs = {tool: {phase: [] for phase in PHASES} for tool in tools}
     for round_number in range(repeat):
         shift = round_number % len(tools)
         for tool in tools[shift:] + tools[:shift]:
             lab.detach_all()
             lab.current = []
-            for phase, action, targets in (("attach", "attach", names),
-                                           ("re-run", "attach", names),
-                                           ("detach half", "detach", half)):
+            for phase, action, targets in (
+                ("attach", "attach", names),
+                ("re-run", "attach", names),
+                ("detach half", "detach", half),
+            ):
                 cell = measure(lab, tool, action, targets)
                 runs[tool][phase].append(cell)
                 lab.current = cell["holders"]
@@ -201,10 +271,20 @@ def bench_size(lab, size, repeat, tools):
         rows[tool] = {}
         for phase, cells in phases.items():
             rows[tool][phase] = dict(
-                cells[0], all_seconds=[c["seconds"] for c in cells],
-                **{key: statistics.median(c[key] for c in cells)
-                   for key in ("seconds", "inner_seconds", "client_requests", "reads",
-                               "refused", "all_requests")})
+                cells[0],
+                all_seconds=[c["seconds"] for c in cells],
+                **{
+                    key: statistics.median(c[key] for c in cells)
+                    for key in (
+                        "seconds",
+                        "inner_seconds",
+                        "client_requests",
+                        "reads",
+                        "refused",
+                        "all_requests",
+                    )
+                },
+            )
     return rows
 
 
@@ -232,9 +312,11 @@ def startup_seconds():
     per_item = (time.monotonic() - started - ansible) / 10
     started = time.monotonic()
     subprocess.run([sys.executable, "-c", "import openstack"], check=True)
-    return {"ansible-playbook with one debug task": ansible,
-            "each further loop item of a module task (ansible.builtin.command true)": per_item,
-            "python -c 'import openstack'": time.monotonic() - started}
+    return {
+        "ansible-playbook with one debug task": ansible,
+        "each further loop item of a module task (ansible.builtin.command true)": per_item,
+        "python -c 'import openstack'": time.monotonic() - started,
+    }
 
 
 def ratio(value, floor_value):
@@ -248,34 +330,51 @@ def floor_of(rows, phase):
 
 
 def report(results, startup, repeat):
-    lines = ["## Results", "",
-             "%d round(s) per size after a warm-up round, the tools in a rotating order; "
-             "every figure is the median of the rounds, but the requests by method and the "
-             "result, which are the first round's." % repeat, "",
-             "Wall: seconds of the whole process (ansible-playbook or the floor script, "
-             "start-up included). In-process: the module task's own seconds (the floor: from "
-             "its first call). x floor: wall time over the fastest floor form of the phase. "
-             "Requests: those the tool sent (user agent openstacksdk), counted from the "
-             "request logs of identity, compute and block-storage; refused: of those, the "
-             "HTTP 400/409 answers that were retried; 'all' adds the requests the services "
-             "sent each other on its behalf.", ""]
+    lines = [
+        "## Results",
+        "",
+        "%d round(s) per size after a warm-up round, the tools in a rotating order; "
+        "every figure is the median of the rounds, but the requests by method and the "
+        "result, which are the first round's." % repeat,
+        "",
+        "Wall: seconds of the whole process (ansible-playbook or the floor script, "
+        "start-up included). In-process: the module task's own seconds (the floor: from "
+        "its first call). x floor: wall time over the fastest floor form of the phase. "
+        "Requests: those the tool sent (user agent openstacksdk), counted from the "
+        "request logs of identity, compute and block-storage; refused: of those, the "
+        "HTTP 400/409 answers that were retried; 'all' adds the requests the services "
+        "sent each other on its behalf.",
+        "",
+    ]
     for size, rows in results.items():
-        lines += ["### N = %s servers" % size, "",
-                  "| tool | phase | wall s | in-process s | x floor | requests | x floor "
-                  "| reads | refused | by method | all | result |",
-                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|"]
+        lines += [
+            "### N = %s servers" % size,
+            "",
+            "| tool | phase | wall s | in-process s | x floor | requests | x floor "
+            "| reads | refused | by method | all | result |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|",
+        ]
         for tool in rows:
             for phase in PHASES:
                 cell = rows[tool][phase]
                 floor_cell = floor_of(rows, phase)[1]
-                lines.append("| %s | %s | %.2f | %.2f | %.2f | %d | %.2f | %d | %d | %s | %d | %s |" % (
-                    "(%s) %s" % (tool, TOOLS[tool]) if phase == "attach" else "", phase,
-                    cell["seconds"], cell["inner_seconds"],
-                    ratio(cell["seconds"], floor_cell["seconds"]), cell["client_requests"],
-                    ratio(cell["client_requests"], floor_cell["client_requests"]),
-                    cell["reads"], cell["refused"],
-                    ", ".join("%s %d" % kv for kv in cell["requests"].items()),
-                    cell["all_requests"], cell["result"]))
+                lines.append(
+                    "| %s | %s | %.2f | %.2f | %.2f | %d | %.2f | %d | %d | %s | %d | %s |"
+                    % (
+                        "(%s) %s" % (tool, TOOLS[tool]) if phase == "attach" else "",
+                        phase,
+                        cell["seconds"],
+                        cell["inner_seconds"],
+                        ratio(cell["seconds"], floor_cell["seconds"]),
+                        cell["client_requests"],
+                        ratio(cell["client_requests"], floor_cell["client_requests"]),
+                        cell["reads"],
+                        cell["refused"],
+                        ", ".join("%s %d" % kv for kv in cell["requests"].items()),
+                        cell["all_requests"],
+                        cell["result"],
+                    )
+                )
         lines.append("")
     lines += ["### Goals", "", "| goal | N | phase | measured | met |", "|---|---:|---|---|---|"]
     for size, rows in results.items():
@@ -288,20 +387,38 @@ def report(results, startup, repeat):
                 lines.append(
                     "| (a) within 1.2x of the floor's wall time, at most 1.5x its requests | %d "
                     "| %s | %.2fx time, %.2fx requests (floor: %s) | %s |"
-                    % (size, phase, time_ratio, request_ratio, floor_tool,
-                       "yes" if time_ratio <= 1.2 and request_ratio <= 1.5 else "NO"))
+                    % (
+                        size,
+                        phase,
+                        time_ratio,
+                        request_ratio,
+                        floor_tool,
+                        "yes" if time_ratio <= 1.2 and request_ratio <= 1.5 else "NO",
+                    )
+                )
             if "b" in rows and phase == "attach":
                 b_ratio = ratio(rows["b"][phase]["seconds"], floor_cell["seconds"])
-                lines.append("| (b) within 1.5x of the floor per server | %d | %s | %.2fx | %s |"
-                             % (size, phase, b_ratio, "yes" if b_ratio <= 1.5 else "NO"))
+                lines.append(
+                    "| (b) within 1.5x of the floor per server | %d | %s | %.2fx | %s |"
+                    % (size, phase, b_ratio, "yes" if b_ratio <= 1.5 else "NO")
+                )
         if "a" in rows:
             reads = rows["a"]["re-run"]["reads"]
-            resource_reads = sum(n for path, n in rows["a"]["re-run"]["paths"].items()
-                                 if path.split()[1] in READS and not is_discovery(path))
-            lines.append("| (a) re-run: at most 3 read requests | %d | re-run | %d reads (%d of "
-                         "resources, the rest version discovery) | %s |"
-                         % (size, reads, resource_reads, "yes" if reads <= 3 else
-                            "resources yes" if resource_reads <= 3 else "NO"))
+            resource_reads = sum(
+                n
+                for path, n in rows["a"]["re-run"]["paths"].items()
+                if path.split()[1] in READS and not is_discovery(path)
+            )
+            lines.append(
+                "| (a) re-run: at most 3 read requests | %d | re-run | %d reads (%d of "
+                "resources, the rest version discovery) | %s |"
+                % (
+                    size,
+                    reads,
+                    resource_reads,
+                    "yes" if reads <= 3 else "resources yes" if resource_reads <= 3 else "NO",
+                )
+            )
     lines += ["", "### Start-up costs in every run", ""]
     lines += ["- %s: %.2f s" % item for item in startup.items()]
     return "\n".join(lines)
@@ -315,22 +432,33 @@ def is_discovery(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2,10,30")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="rounds per size, tools in a rotating order; figures are medians")
-    parser.add_argument("--tools", default="abcdef",
-                        help="which of %s to run (at least one floor form)" % "".join(TOOLS))
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds per size, tools in a rotating order; figures are medians",
+    )
+    parser.add_argument(
+        "--tools",
+        default="abcdef",
+        help="which of %s to run (at least one floor form)" % "".join(TOOLS),
+    )
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     tools = "".join(tool for tool in TOOLS if tool in args.tools)
     if not set(tools) & set(FLOORS) or set(args.tools) - set(TOOLS):
-        parser.error("--tools takes letters of %s, with d or e (the floor) among them"
-                     % "".join(TOOLS))
+        parser.error(
+            "--tools takes letters of %s, with d or e (the floor) among them" % "".join(TOOLS)
+        )
     os.environ.setdefault("OS_CLIENT_CONFIG_FILE", str(paths.clouds_yaml()))
     conn = openstack.connect(cloud=CLOUD, app_name=OBSERVER)
     started = time.monotonic()
     lab = Lab(conn, max(sizes))
-    print("lab ready in %.0f s: %d servers" % (time.monotonic() - started, max(sizes)), file=sys.stderr)
+    print(
+        "lab ready in %.0f s: %d servers" % (time.monotonic() - started, max(sizes)),
+        file=sys.stderr,
+    )
     try:
         startup = startup_seconds()
         warm_up(lab, tools)

@@ -18,6 +18,7 @@ Three forms:
 Prints one JSON line: in-process seconds (from the first call to the read that shows the
 result) and the requests sent (reads, writes, refusals retried). No checks, no messages.
 """
+
 import itertools
 import json
 import sys
@@ -49,11 +50,14 @@ class Floor:
         if self.attach:
             response = self.conn.compute.post(
                 "/servers/%s/os-volume_attachments" % server_id,
-                json={"volumeAttachment": {"volumeId": self.volume_id}}, microversion="2.60")
+                json={"volumeAttachment": {"volumeId": self.volume_id}},
+                microversion="2.60",
+            )
         else:
             response = self.conn.compute.delete(
                 "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id),
-                microversion="2.60")
+                microversion="2.60",
+            )
         exceptions.raise_from_response(response)
 
     def call_until_taken(self, server_id):

@@ -5,25 +5,28 @@
 tools/molecule_phases.py timed each phase from molecule's own output and wrote
 them to the JSON file; this prints them as one Markdown table, a column per file.
 """
+
 import json
 import os
 import sys
 import time
 
-ROWS = [("create: image", "image build (cached after the first run)"),
-        ("create: enable_multiattach", "enable_multiattach playbook"),
-        ("create: servers ACTIVE", "servers ACTIVE (Nova)"),
-        ("create: boot (start to SSH)", "boot both guests to SSH"),
-        ("create: attach (provision_shared_volume)", "attach (provision_shared_volume)"),
-        ("converge", "cluster FS: first converge"),
-        ("idempotence", "cluster FS: idempotence converge"),
-        ("verify", "verify (testinfra)"),
-        ("day 2: add_node", "day 2: add_node (third guest joins)"),
-        ("day 2: remove_node refused (busy)", "day 2: remove_node refused, mount busy"),
-        ("day 2: remove_node", "day 2: remove_node"),
-        ("node lost: until recovered", "node lost: kill to journal recovered"),
-        ("node lost: node-1 back", "node lost: node-1 rebooted, back"),
-        ("node lost: offline fsck", "node lost: offline fsck and remount")]
+ROWS = [
+    ("create: image", "image build (cached after the first run)"),
+    ("create: enable_multiattach", "enable_multiattach playbook"),
+    ("create: servers ACTIVE", "servers ACTIVE (Nova)"),
+    ("create: boot (start to SSH)", "boot both guests to SSH"),
+    ("create: attach (provision_shared_volume)", "attach (provision_shared_volume)"),
+    ("converge", "cluster FS: first converge"),
+    ("idempotence", "cluster FS: idempotence converge"),
+    ("verify", "verify (testinfra)"),
+    ("day 2: add_node", "day 2: add_node (third guest joins)"),
+    ("day 2: remove_node refused (busy)", "day 2: remove_node refused, mount busy"),
+    ("day 2: remove_node", "day 2: remove_node"),
+    ("node lost: until recovered", "node lost: kill to journal recovered"),
+    ("node lost: node-1 back", "node lost: node-1 rebooted, back"),
+    ("node lost: offline fsck", "node lost: offline fsck and remount"),
+]
 
 
 def seconds_of(figures, name):
@@ -46,22 +49,37 @@ def main(paths):
         print("No VM scenario figures yet: run `make molecule` (and MOLECULE_FS=gfs2).")
         return 0
     columns = [os.path.basename(p).replace(".json", "") for p, _f, _m in runs]
-    lines = ["## VM scenario phases", "",
-             "| phase | " + " | ".join(columns) + " |",
-             "|---|" + "---:|" * len(runs)]
+    lines = [
+        "## VM scenario phases",
+        "",
+        "| phase | " + " | ".join(columns) + " |",
+        "|---|" + "---:|" * len(runs),
+    ]
     for name, label in ROWS:
         lines.append("| %s | %s |" % (label, " | ".join(seconds_of(f, name) for _p, f, _m in runs)))
-    lines.append("| node lost: survivor's longest write stall (s) | %s |" % " | ".join(
-        "%.2f" % f["recovery_stall_seconds"] if "recovery_stall_seconds" in f else "-"
-        for _p, f, _m in runs))
-    lines.append("| **total (s)** | %s |" % " | ".join("%.0f" % f["total_seconds"] for _p, f, _m in runs))
-    lines.append("| peak memory above start (MiB) | %s |"
-                 % " | ".join("%.0f" % f["peak_used_mib"] for _p, f, _m in runs))
-    lines.append("| QEMU peak RSS (MiB) | %s |"
-                 % " | ".join("%.0f" % f["peak_qemu_rss_mib"] for _p, f, _m in runs))
+    lines.append(
+        "| node lost: survivor's longest write stall (s) | %s |"
+        % " | ".join(
+            "%.2f" % f["recovery_stall_seconds"] if "recovery_stall_seconds" in f else "-"
+            for _p, f, _m in runs
+        )
+    )
+    lines.append(
+        "| **total (s)** | %s |" % " | ".join("%.0f" % f["total_seconds"] for _p, f, _m in runs)
+    )
+    lines.append(
+        "| peak memory above start (MiB) | %s |"
+        % " | ".join("%.0f" % f["peak_used_mib"] for _p, f, _m in runs)
+    )
+    lines.append(
+        "| QEMU peak RSS (MiB) | %s |"
+        % " | ".join("%.0f" % f["peak_qemu_rss_mib"] for _p, f, _m in runs)
+    )
     lines.append("| exit status | %s |" % " | ".join(str(f["exit"]) for _p, f, _m in runs))
-    lines.append("| measured | %s |" % " | ".join(
-        time.strftime("%Y-%m-%d %H:%M", time.localtime(m)) for _p, _f, m in runs))
+    lines.append(
+        "| measured | %s |"
+        % " | ".join(time.strftime("%Y-%m-%d %H:%M", time.localtime(m)) for _p, _f, m in runs)
+    )
     print("\n".join(lines))
     return 0
 

@@ -1,4 +1,5 @@
 """The full profile: every test here needs the local cloud started with CLOUD_PROFILE=full."""
+
 import json
 import uuid
 
@@ -11,9 +12,11 @@ from local_cloud import paths
 def full_profile():
     ready = json.loads(paths.ready_file().read_text()) if paths.ready_file().exists() else {}
     if ready.get("profile") != "full":
-        pytest.fail("the local cloud is not up in the full profile (%r): run "
-                    "`make integration-full`, which starts it with CLOUD_PROFILE=full"
-                    % ready.get("profile"))
+        pytest.fail(
+            "the local cloud is not up in the full profile (%r): run "
+            "`make integration-full`, which starts it with CLOUD_PROFILE=full"
+            % ready.get("profile")
+        )
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ The servers are real guests on the full profile's libvirt compute host (QEMU TCG
 the Glance guest image in the macvtap guest network, reached over SSH. Domains are read
 through libvirt-python, watchers from Ceph, the guests' view of the disk from inside them.
 """
+
 import re
 import uuid
 
@@ -30,9 +31,10 @@ def servers(full_guests):
 @pytest.fixture
 def shared_volume(admin_cloud):
     name = "full-shared-" + uuid.uuid4().hex[:8]
-    created = run_module("multiattach.cloud.volume",
-                         {"cloud": "local-member", "name": name, "size": 1,
-                          "volume_type": SHARED_TYPE})
+    created = run_module(
+        "multiattach.cloud.volume",
+        {"cloud": "local-member", "name": name, "size": 1, "volume_type": SHARED_TYPE},
+    )
     assert created["changed"] is True, created.get("msg")
     yield created["volume"]
     volume = admin_cloud.block_storage.get_volume(created["volume"]["id"])
@@ -52,15 +54,17 @@ def hypervisor():
 def shared_disks(hypervisor, server_id, volume_id, flags=0):
     """The <disk> elements of the server's domain that are this volume."""
     domain = hypervisor.lookupByUUIDString(server_id)
-    return [disk for disk in DISK_XML.findall(domain.XMLDesc(flags))
-            if "volume-%s'" % volume_id in disk]
+    return [
+        disk for disk in DISK_XML.findall(domain.XMLDesc(flags)) if "volume-%s'" % volume_id in disk
+    ]
 
 
 LIVE, PERSISTENT = 0, libvirt.VIR_DOMAIN_XML_INACTIVE
 
 
 def test_the_servers_are_guests_booted_from_the_glance_image_in_the_guest_network(
-        servers, hypervisor):
+    servers, hypervisor
+):
     for server in servers:
         assert server.compute_host == guests.LIBVIRT_HOST
         assert hypervisor.lookupByUUIDString(server.id).isActive()
@@ -78,27 +82,61 @@ def test_the_servers_are_guests_booted_from_the_glance_image_in_the_guest_networ
 def shared_dataset_writer(server, volume_id, tmp_path):
     """The shared_dataset role as a writer that would make ext4, on SERVER; its failed result."""
     inventory = tmp_path / "inventory.yml"
-    inventory.write_text(yaml.safe_dump({"all": {"hosts": {
-        "localhost": {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"},
-        server.name: {"ansible_host": guests.address(server), "ansible_user": "root",
-                      "ansible_ssh_private_key_file": str(guests.KEY), "ansible_pipelining": True,
-                      "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"}}}}))
+    inventory.write_text(
+        yaml.safe_dump(
+            {
+                "all": {
+                    "hosts": {
+                        "localhost": {
+                            "ansible_connection": "local",
+                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                        },
+                        server.name: {
+                            "ansible_host": guests.address(server),
+                            "ansible_user": "root",
+                            "ansible_ssh_private_key_file": str(guests.KEY),
+                            "ansible_pipelining": True,
+                            "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
+                        },
+                    }
+                }
+            }
+        )
+    )
     playbook = tmp_path / "writer.yml"
-    playbook.write_text(yaml.safe_dump([{"hosts": server.name, "gather_facts": False, "roles": [{
-        "role": "multiattach.cloud.shared_dataset", "shared_dataset_volume_id": volume_id,
-        "shared_dataset_mount_point": "/mnt/writer", "shared_dataset_mode": "rw",
-        "shared_dataset_make_filesystem": True, "shared_dataset_cloud": "local-admin"}]}]))
+    playbook.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "hosts": server.name,
+                    "gather_facts": False,
+                    "roles": [
+                        {
+                            "role": "multiattach.cloud.shared_dataset",
+                            "shared_dataset_volume_id": volume_id,
+                            "shared_dataset_mount_point": "/mnt/writer",
+                            "shared_dataset_mode": "rw",
+                            "shared_dataset_make_filesystem": True,
+                            "shared_dataset_cloud": "local-admin",
+                        }
+                    ],
+                }
+            ]
+        )
+    )
     results = run_ansible_playbook(["-i", str(inventory), str(playbook)])[0]
     [failed] = [result for result in results if result.get("failed")]
     return failed
 
 
 def test_two_guests_share_the_rbd_volume_and_one_lets_go(
-        admin_cloud, servers, hypervisor, shared_volume, tmp_path):
+    admin_cloud, servers, hypervisor, shared_volume, tmp_path
+):
     first, second = servers
-    attached = run_module("multiattach.cloud.volume_attachments",
-                          {"cloud": "local-admin", "volume": shared_volume["id"],
-                           "servers": [first.id, second.id]})
+    attached = run_module(
+        "multiattach.cloud.volume_attachments",
+        {"cloud": "local-admin", "volume": shared_volume["id"], "servers": [first.id, second.id]},
+    )
     assert attached["changed"] is True, attached.get("msg")
 
     for server in servers:
@@ -115,24 +153,38 @@ def test_two_guests_share_the_rbd_volume_and_one_lets_go(
     devices = [guests.disk_by_volume(server, shared_volume["id"]) for server in servers]
     assert None not in devices, devices
     marker = "multiattach-" + uuid.uuid4().hex
-    written = guests.ssh(first, "printf %%-4096s %s | dd of=%s bs=4096 seek=7 oflag=direct "
-                                "conv=notrunc status=none" % (marker, devices[0]))
+    written = guests.ssh(
+        first,
+        "printf %%-4096s %s | dd of=%s bs=4096 seek=7 oflag=direct "
+        "conv=notrunc status=none" % (marker, devices[0]),
+    )
     assert written.returncode == 0, written.stderr
-    read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none"
-                              % devices[1])
+    read = guests.ssh(
+        second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none" % devices[1]
+    )
     assert read.stdout.strip() == marker
 
     # The shared_dataset role never writes an ordinary filesystem on a disk two servers hold:
     # refused before mkfs or mount, the block written above still there.
     refused = shared_dataset_writer(first, shared_volume["id"], tmp_path)
-    assert "is held by 2 servers, and an ordinary ext4 written by one of them" in refused["msg"], refused
+    assert "is held by 2 servers, and an ordinary ext4 written by one of them" in refused["msg"], (
+        refused
+    )
     assert guests.ssh(first, "findmnt /mnt/writer").returncode != 0
-    read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none" % devices[1])
+    read = guests.ssh(
+        second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none" % devices[1]
+    )
     assert read.stdout.strip() == marker
 
-    detached = run_module("multiattach.cloud.server_volume",
-                          {"cloud": "local-admin", "volume": shared_volume["id"],
-                           "server": first.id, "state": "absent"})
+    detached = run_module(
+        "multiattach.cloud.server_volume",
+        {
+            "cloud": "local-admin",
+            "volume": shared_volume["id"],
+            "server": first.id,
+            "state": "absent",
+        },
+    )
 
     assert detached["changed"] is True, detached.get("msg")
     assert shared_disks(hypervisor, first.id, shared_volume["id"], LIVE) == []
@@ -145,6 +197,7 @@ def test_two_guests_share_the_rbd_volume_and_one_lets_go(
     assert len(watchers(POOL, "volume-" + shared_volume["id"])) == 1
     # The guest that let go has no such disk; the other still reads the block.
     assert guests.disk_by_volume(first, shared_volume["id"]) is None
-    read = guests.ssh(second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none"
-                              % devices[1])
+    read = guests.ssh(
+        second, "dd if=%s bs=4096 skip=7 count=1 iflag=direct status=none" % devices[1]
+    )
     assert read.stdout.strip() == marker

@@ -3,6 +3,7 @@ writes a version from one server alone, flags it read-only and hands it to the r
 mount it read-only; a write from a reader fails and the disk stays byte-identical; a new
 version is published and every reader ends on it. The domains are read through libvirt-python,
 the guests' view from inside them. The figures go to .cache/bench/dataset.json."""
+
 import hashlib
 import json
 import os
@@ -35,8 +36,16 @@ def dataset(admin_cloud):
     for volume in list(admin_cloud.block_storage.volumes()):
         if (volume.metadata or {}).get("dataset") != name:
             continue
-        detached = run_module("multiattach.cloud.volume_attachments", {
-            "cloud": "local-admin", "volume": volume.id, "servers": [], "exclusive": True, "timeout": 300})
+        detached = run_module(
+            "multiattach.cloud.volume_attachments",
+            {
+                "cloud": "local-admin",
+                "volume": volume.id,
+                "servers": [],
+                "exclusive": True,
+                "timeout": 300,
+            },
+        )
         assert not detached.get("failed"), detached.get("msg")
         admin_cloud.block_storage.delete_volume(volume)
 
@@ -49,25 +58,44 @@ def hypervisor():
 
 
 def inventory(tmp_path, readers):
-    hosts = {server.name: {"ansible_host": guests.address(server), "ansible_user": "root",
-                           "ansible_ssh_private_key_file": str(guests.KEY),
-                           "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
-                           "ansible_python_interpreter": "/usr/bin/python3",
-                           # One SSH round trip per task, as docs/playbooks.md advises.
-                           "ansible_pipelining": True}
-             for server in readers}
+    hosts = {
+        server.name: {
+            "ansible_host": guests.address(server),
+            "ansible_user": "root",
+            "ansible_ssh_private_key_file": str(guests.KEY),
+            "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
+            "ansible_python_interpreter": "/usr/bin/python3",
+            # One SSH round trip per task, as docs/playbooks.md advises.
+            "ansible_pipelining": True,
+        }
+        for server in readers
+    }
     path = tmp_path / "inventory.yml"
-    path.write_text(yaml.safe_dump({"all": {
-        "hosts": {"localhost": {"ansible_connection": "local",
-                                "ansible_python_interpreter": "{{ ansible_playbook_python }}"}},
-        "children": {"dataset_readers": {"hosts": hosts}}}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "all": {
+                    "hosts": {
+                        "localhost": {
+                            "ansible_connection": "local",
+                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                        }
+                    },
+                    "children": {"dataset_readers": {"hosts": hosts}},
+                }
+            }
+        )
+    )
     return path
 
 
 def content(directory, version):
     """A version's files (random bytes, text, a subdirectory): {relative path: sha256}."""
-    files = {"weights.bin": os.urandom(3 << 20), "README": ("version %s\n" % version).encode(),
-             "tables/index.csv": ("id,version\n1,%s\n" % version).encode()}
+    files = {
+        "weights.bin": os.urandom(3 << 20),
+        "README": ("version %s\n" % version).encode(),
+        "tables/index.csv": ("id,version\n1,%s\n" % version).encode(),
+    }
     for relative, data in files.items():
         (directory / relative).parent.mkdir(parents=True, exist_ok=True)
         (directory / relative).write_bytes(data)
@@ -77,8 +105,13 @@ def content(directory, version):
 def publish(tmp_path, readers, name, version, check=False, serial=1, source_volume=None):
     """Run the playbook for VERSION: written from a new directory by the first reader, or a copy
     of SOURCE_VOLUME; (the files' sums, its seconds, its task results)."""
-    variables = {"dataset_name": name, "dataset_version": version, "dataset_volume_type": DATASET_TYPE,
-                 "dataset_serial": serial, "multiattach_cloud": "local-admin"}
+    variables = {
+        "dataset_name": name,
+        "dataset_version": version,
+        "dataset_volume_type": DATASET_TYPE,
+        "dataset_serial": serial,
+        "multiattach_cloud": "local-admin",
+    }
     sums = None
     if source_volume:
         variables["dataset_source_volume"] = source_volume
@@ -89,42 +122,64 @@ def publish(tmp_path, readers, name, version, check=False, serial=1, source_volu
         variables.update(dataset_content_dir=str(directory), dataset_writer=readers[0].name)
     started = time.monotonic()
     results, completed = run_ansible_playbook(
-        ["-i", str(inventory(tmp_path, readers)), "playbooks/publish_dataset.yml", "-e", json.dumps(variables)],
-        check=check)
+        [
+            "-i",
+            str(inventory(tmp_path, readers)),
+            "playbooks/publish_dataset.yml",
+            "-e",
+            json.dumps(variables),
+        ],
+        check=check,
+    )
     seconds = time.monotonic() - started
     failed = [r for r in results if r.get("failed")]
-    assert completed.returncode == 0 and not failed, (failed or completed.stdout[-3000:], completed.stderr[-3000:])
+    assert completed.returncode == 0 and not failed, (
+        failed or completed.stdout[-3000:],
+        completed.stderr[-3000:],
+    )
     return sums, seconds, results
 
 
 def reader_sums(server, name):
     """sha256 of every file under the reader's current version, and of the whole disk behind it."""
-    answer = guests.ssh(server, "cd /srv/datasets/%s/current && find . -type f -printf '%%P\\n' | sort | "
-                                "xargs sha256sum && readlink -f /srv/datasets/%s/current" % (name, name))
+    answer = guests.ssh(
+        server,
+        "cd /srv/datasets/%s/current && find . -type f -printf '%%P\\n' | sort | "
+        "xargs sha256sum && readlink -f /srv/datasets/%s/current" % (name, name),
+    )
     assert answer.returncode == 0, answer.stderr
     lines = answer.stdout.strip().splitlines()
-    return {path: digest for digest, path in (line.split(None, 1) for line in lines[:-1])}, lines[-1]
+    return {path: digest for digest, path in (line.split(None, 1) for line in lines[:-1])}, lines[
+        -1
+    ]
 
 
 def volume_of(admin_cloud, name, version):
-    [volume] = [v for v in admin_cloud.block_storage.volumes() if v.name == "%s-%s" % (name, version)]
+    [volume] = [
+        v for v in admin_cloud.block_storage.volumes() if v.name == "%s-%s" % (name, version)
+    ]
     return volume
 
 
 def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_on_every_one(
-        admin_cloud, readers, dataset, hypervisor, tmp_path):
+    admin_cloud, readers, dataset, hypervisor, tmp_path
+):
     figures = {}
     # The first version goes to every reader at once; the second moves them one by one.
     sums, figures["publish_v1_all_readers_at_once_seconds"], unused = publish(
-        tmp_path, readers, dataset, "v1", serial=len(readers))
+        tmp_path, readers, dataset, "v1", serial=len(readers)
+    )
     v1 = volume_of(admin_cloud, dataset, "v1")
     assert v1.metadata["readonly"] == "True"
     assert sorted(a["server_id"] for a in v1.attachments) == sorted(s.id for s in readers)
 
     disk_before = image_digest(POOL, "volume-" + v1.id)
     for server in readers:
-        [disk] = [d for d in DISK_XML.findall(hypervisor.lookupByUUIDString(server.id).XMLDesc(0))
-                  if "volume-%s'" % v1.id in d]
+        [disk] = [
+            d
+            for d in DISK_XML.findall(hypervisor.lookupByUUIDString(server.id).XMLDesc(0))
+            if "volume-%s'" % v1.id in d
+        ]
         assert "<readonly/>" in disk and "<shareable/>" in disk, disk
         files, where = reader_sums(server, dataset)
         assert files == sums and where == "/srv/datasets/%s/v1" % dataset
@@ -134,13 +189,21 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
     for server in readers:
         touched = guests.ssh(server, "touch /srv/datasets/%s/current/intruder" % dataset)
         assert touched.returncode != 0 and "Read-only file system" in touched.stderr, touched
-        raw = guests.ssh(server, "dd if=/dev/zero of=/dev/disk/by-id/virtio-%s bs=4096 count=1 oflag=direct "
-                                 "conv=notrunc" % v1.id[:20])
-        assert raw.returncode != 0 and re.search("Operation not permitted|Read-only", raw.stderr), raw
+        raw = guests.ssh(
+            server,
+            "dd if=/dev/zero of=/dev/disk/by-id/virtio-%s bs=4096 count=1 oflag=direct "
+            "conv=notrunc" % v1.id[:20],
+        )
+        assert raw.returncode != 0 and re.search("Operation not permitted|Read-only", raw.stderr), (
+            raw
+        )
         # blockdev --setrw lifts the guest kernel's flag; QEMU's read-only disk still refuses.
-        forced = guests.ssh(server, f"blockdev --setrw /dev/disk/by-id/virtio-{v1.id[:20]} && dd if=/dev/zero "
-                                    f"of=/dev/disk/by-id/virtio-{v1.id[:20]} bs=4096 count=1 oflag=direct conv=notrunc; "
-                                    f"rc=$?; blockdev --setro /dev/disk/by-id/virtio-{v1.id[:20]}; exit $rc")
+        forced = guests.ssh(
+            server,
+            f"blockdev --setrw /dev/disk/by-id/virtio-{v1.id[:20]} && dd if=/dev/zero "
+            f"of=/dev/disk/by-id/virtio-{v1.id[:20]} bs=4096 count=1 oflag=direct conv=notrunc; "
+            f"rc=$?; blockdev --setro /dev/disk/by-id/virtio-{v1.id[:20]}; exit $rc",
+        )
         assert forced.returncode != 0, forced
     # Every byte of the volume (read from Ceph, what every reader reads) and every reader's files.
     assert image_digest(POOL, "volume-" + v1.id) == disk_before
@@ -149,23 +212,44 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
 
     # The role refuses a read-write mount of the flagged volume, before anything is mounted.
     writer = tmp_path / "writer.yml"
-    writer.write_text(yaml.safe_dump([{
-        "hosts": readers[0].name, "gather_facts": False, "roles": [{
-            "role": "multiattach.cloud.shared_dataset", "shared_dataset_volume_id": v1.id,
-            "shared_dataset_mount_point": "/mnt/intruder", "shared_dataset_mode": "rw",
-            "shared_dataset_cloud": "local-admin"}]}]))
+    writer.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "hosts": readers[0].name,
+                    "gather_facts": False,
+                    "roles": [
+                        {
+                            "role": "multiattach.cloud.shared_dataset",
+                            "shared_dataset_volume_id": v1.id,
+                            "shared_dataset_mount_point": "/mnt/intruder",
+                            "shared_dataset_mode": "rw",
+                            "shared_dataset_cloud": "local-admin",
+                        }
+                    ],
+                }
+            ]
+        )
+    )
     results, unused = run_ansible_playbook(["-i", str(inventory(tmp_path, readers)), str(writer)])
     [refusal] = [r for r in results if r.get("failed")]
-    assert "is read-only (Cinder's read-only flag): it is never mounted read-write" in refusal["msg"]
+    assert (
+        "is read-only (Cinder's read-only flag): it is never mounted read-write" in refusal["msg"]
+    )
     assert guests.ssh(readers[0], "findmnt /mnt/intruder").returncode != 0
 
-    sums2, figures["publish_v2_readers_one_by_one_seconds"], unused = publish(tmp_path, readers, dataset, "v2")
+    sums2, figures["publish_v2_readers_one_by_one_seconds"], unused = publish(
+        tmp_path, readers, dataset, "v2"
+    )
     v2 = volume_of(admin_cloud, dataset, "v2")
     for server in readers:
         files, where = reader_sums(server, dataset)
         assert files == sums2 and where == "/srv/datasets/%s/v2" % dataset
-        mounted = guests.ssh(server, "findmnt -n -o OPTIONS /srv/datasets/%s/v2; findmnt /srv/datasets/%s/v1 "
-                                     "|| echo v1-gone" % (dataset, dataset))
+        mounted = guests.ssh(
+            server,
+            "findmnt -n -o OPTIONS /srv/datasets/%s/v2; findmnt /srv/datasets/%s/v1 "
+            "|| echo v1-gone" % (dataset, dataset),
+        )
         # The kernel shows ext4's noload by its other name.
         assert mounted.stdout.split()[0].startswith("ro,") and "norecovery" in mounted.stdout
         assert mounted.stdout.strip().endswith("v1-gone")
@@ -184,7 +268,8 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
 
     # A version that is a copy of another volume (no writer): v3 from v2, every reader moved.
     figures["publish_v3_copy_of_v2_seconds"] = publish(
-        tmp_path, readers, dataset, "v3", source_volume="%s-v2" % dataset)[1]
+        tmp_path, readers, dataset, "v3", source_volume="%s-v2" % dataset
+    )[1]
     v3 = volume_of(admin_cloud, dataset, "v3")
     assert v3.source_volume_id == v2.id and v3.metadata["readonly"] == "True"
     for server in readers:

@@ -4,6 +4,7 @@ Run by `make integration-full` (the local cloud in CLOUD_PROFILE=full). The back
 section was written by the cinder_multiattach role from the inventory's group_vars;
 Ceph itself is asked (`rbd`, `ceph`) what Cinder made there.
 """
+
 from harness.ansible_runner import run_module
 from harness.ceph import ceph_json
 
@@ -22,8 +23,11 @@ def test_ceph_is_healthy_with_one_osd():
 
 
 def test_the_rbd_pool_reports_multiattach_and_has_its_type(admin_cloud):
-    [pool] = [pool for pool in admin_cloud.block_storage.backend_pools()
-              if pool.name.split("#")[0].endswith("@" + BACKEND)]
+    [pool] = [
+        pool
+        for pool in admin_cloud.block_storage.backend_pools()
+        if pool.name.split("#")[0].endswith("@" + BACKEND)
+    ]
     assert pool.capabilities["multiattach"] is True
     assert pool.capabilities["storage_protocol"].lower() == "ceph"
     volume_type = admin_cloud.block_storage.find_type(TYPE)
@@ -31,9 +35,10 @@ def test_the_rbd_pool_reports_multiattach_and_has_its_type(admin_cloud):
 
 
 def test_the_volume_module_makes_a_shareable_rbd_image(admin_cloud, volume_name):
-    created = run_module("multiattach.cloud.volume",
-                         {"cloud": "local-member", "name": volume_name, "size": 1,
-                          "volume_type": TYPE})
+    created = run_module(
+        "multiattach.cloud.volume",
+        {"cloud": "local-member", "name": volume_name, "size": 1, "volume_type": TYPE},
+    )
 
     assert created["changed"] is True, created.get("msg")
     volume = admin_cloud.block_storage.get_volume(created["volume"]["id"])

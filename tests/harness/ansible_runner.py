@@ -1,4 +1,5 @@
 """Run modules of this collection through ansible-playbook, as users do."""
+
 import json
 import os
 import subprocess
@@ -22,20 +23,23 @@ OPENSTACK_CLOUD_COLLECTIONS = "%s:%s" % (ROOT / ".cache" / "openstack-cloud", RO
 
 def ansible_env(extra_env=None):
     env = dict(os.environ)
-    env.update({
-        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-        "ANSIBLE_STDOUT_CALLBACK": "task_results_json",
-        "ANSIBLE_CALLBACK_PLUGINS": str(Path(__file__).resolve().parent / "callback_plugins"),
-        "ANSIBLE_LOCALHOST_WARNING": "false",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-        "OS_CLIENT_CONFIG_FILE": str(paths.clouds_yaml()),
-    })
+    env.update(
+        {
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            "ANSIBLE_STDOUT_CALLBACK": "task_results_json",
+            "ANSIBLE_CALLBACK_PLUGINS": str(Path(__file__).resolve().parent / "callback_plugins"),
+            "ANSIBLE_LOCALHOST_WARNING": "false",
+            "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
+            "OS_CLIENT_CONFIG_FILE": str(paths.clouds_yaml()),
+        }
+    )
     env.update(extra_env or {})
     return env
 
 
-def run_ansible_playbook(arguments, check=False, diff=False, extra_env=None, verbosity=0,
-                         venv=MODULE_VENV):
+def run_ansible_playbook(
+    arguments, check=False, diff=False, extra_env=None, verbosity=0, venv=MODULE_VENV
+):
     command = [str(venv / "bin" / "ansible-playbook"), *arguments]
     if check:
         command.append("--check")
@@ -43,22 +47,37 @@ def run_ansible_playbook(arguments, check=False, diff=False, extra_env=None, ver
         command.append("--diff")
     if verbosity:
         command.append("-" + "v" * verbosity)
-    completed = subprocess.run(command, env=ansible_env(extra_env), capture_output=True,
-                               text=True, timeout=900, check=False, cwd=str(ROOT))
+    completed = subprocess.run(
+        command,
+        env=ansible_env(extra_env),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        cwd=str(ROOT),
+    )
     if verbosity:
         return None, completed
     try:
         results = json.loads(completed.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        raise AssertionError("ansible-playbook printed no results:\n%s\n%s"
-                             % (completed.stdout, completed.stderr)) from None
+        raise AssertionError(
+            "ansible-playbook printed no results:\n%s\n%s" % (completed.stdout, completed.stderr)
+        ) from None
     return results, completed
 
 
 def write_playbook(tasks):
     """A playbook file of TASKS on localhost; the caller removes it."""
-    play = [{"name": "integration test", "hosts": "localhost", "connection": "local",
-             "gather_facts": False, "tasks": tasks}]
+    play = [
+        {
+            "name": "integration test",
+            "hosts": "localhost",
+            "connection": "local",
+            "gather_facts": False,
+            "tasks": tasks,
+        }
+    ]
     with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
         yaml.safe_dump(play, handle)
     return handle.name
@@ -71,9 +90,14 @@ class RunningPlaybook:
     def __init__(self, tasks, venv=MODULE_VENV):
         self.playbook = write_playbook(tasks)
         self.process = subprocess.Popen(
-            [str(venv / "bin" / "ansible-playbook"), self.playbook], env=ansible_env(),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT),
-            start_new_session=True)
+            [str(venv / "bin" / "ansible-playbook"), self.playbook],
+            env=ansible_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=str(ROOT),
+            start_new_session=True,
+        )
 
     def running(self):
         return self.process.poll() is None
@@ -93,8 +117,9 @@ class RunningPlaybook:
         try:
             results = json.loads(stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            raise AssertionError("ansible-playbook printed no results:\n%s\n%s"
-                                 % (stdout, stderr)) from None
+            raise AssertionError(
+                "ansible-playbook printed no results:\n%s\n%s" % (stdout, stderr)
+            ) from None
         return results, stdout + stderr
 
 
@@ -130,8 +155,11 @@ class PlaybookRun:
         messages = []
         for failure in self.failures:
             messages.append(str(failure.get("msg")))
-            messages.extend(str(item.get("msg")) for item in failure.get("results", [])
-                            if isinstance(item, dict) and item.get("failed"))
+            messages.extend(
+                str(item.get("msg"))
+                for item in failure.get("results", [])
+                if isinstance(item, dict) and item.get("failed")
+            )
         return " | ".join(messages)
 
     @property
@@ -141,12 +169,13 @@ class PlaybookRun:
     def result(self, task_name):
         matching = [r for r in self.results if r["_task"] == task_name]
         assert matching, "no task named %r ran; tasks: %s" % (
-            task_name, [r["_task"] for r in self.results])
+            task_name,
+            [r["_task"] for r in self.results],
+        )
         return matching[-1]
 
 
-def run_playbook_file(playbook, inventory=LOCAL_INVENTORY, extra_vars=None, tags=None,
-                      **options):
+def run_playbook_file(playbook, inventory=LOCAL_INVENTORY, extra_vars=None, tags=None, **options):
     """Run PLAYBOOK (a path) with INVENTORY and EXTRA_VARS; return a PlaybookRun."""
     arguments = ["-i", str(inventory), str(playbook)]
     if extra_vars:

@@ -1,11 +1,17 @@
 """Count the API requests the services served, from their own uWSGI request logs."""
+
 import re
 from collections import Counter
 
 from local_cloud import paths
 
-LOGS = {"compute": "nova-api.log", "block-storage": "cinder-api.log",
-        "identity": "keystone.log", "placement": "placement-api.log", "network": "neutron-api.log"}
+LOGS = {
+    "compute": "nova-api.log",
+    "block-storage": "cinder-api.log",
+    "identity": "keystone.log",
+    "placement": "placement-api.log",
+    "network": "neutron-api.log",
+}
 REQUEST_LINE = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE|HEAD) (\S+) => generated")
 STATUS = re.compile(r"\(HTTP/[\d.]+ (\d{3})\)")
 # The local cloud's uWSGI log-format ends each request line with the user agent.
@@ -24,8 +30,7 @@ class RequestCounter:
     observer's own connection, made with openstack.connect(app_name=...)).
     """
 
-    def __init__(self, services=("compute", "block-storage"), clients_only=False,
-                 ignore_agents=()):
+    def __init__(self, services=("compute", "block-storage"), clients_only=False, ignore_agents=()):
         self.services = services
         self.clients_only = clients_only
         self.ignore_agents = ignore_agents

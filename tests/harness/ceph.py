@@ -1,4 +1,5 @@
 """Ask the full profile's Ceph (the `ceph` and `rbd` commands) what Cinder and Nova made."""
+
 import hashlib
 import json
 import subprocess
@@ -23,8 +24,11 @@ def image_digest(pool, image):
     """sha256 of the image's every byte (`rbd export` to a pipe): what every server that holds
     the volume reads, taken on the host at the host's pace."""
     digest = hashlib.sha256()
-    with subprocess.Popen(["rbd", "-c", CEPH_CONF, "export", "%s/%s" % (pool, image), "-"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as export:
+    with subprocess.Popen(
+        ["rbd", "-c", CEPH_CONF, "export", "%s/%s" % (pool, image), "-"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as export:
         for chunk in iter(lambda: export.stdout.read(1 << 20), b""):
             digest.update(chunk)
     if export.returncode != 0:

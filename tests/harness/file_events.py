@@ -1,4 +1,5 @@
 """What happens to the files of one directory, seen through Linux inotify."""
+
 import ctypes
 import os
 import struct
@@ -19,8 +20,9 @@ class DirectoryEvents:
     def __enter__(self):
         self.descriptor = self.libc.inotify_init1(os.O_NONBLOCK)
         assert self.descriptor >= 0
-        watch = self.libc.inotify_add_watch(self.descriptor, os.fsencode(self.directory),
-                                            IN_ANY_CHANGE)
+        watch = self.libc.inotify_add_watch(
+            self.descriptor, os.fsencode(self.directory), IN_ANY_CHANGE
+        )
         assert watch >= 0
         return self
 
@@ -35,7 +37,7 @@ class DirectoryEvents:
         events, offset = [], 0
         while offset < len(data):
             _wd, mask, _cookie, length = struct.unpack_from("iIII", data, offset)
-            name = data[offset + 16:offset + 16 + length].rstrip(b"\0").decode()
+            name = data[offset + 16 : offset + 16 + length].rstrip(b"\0").decode()
             events.append((name, mask))
             offset += 16 + length
         return events

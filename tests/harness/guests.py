@@ -1,5 +1,6 @@
 """Real guests on the full profile's libvirt host, as a user makes them (the local cloud's
 guests.py: the Glance guest image, the guest network, a key pair); reached over SSH."""
+
 import contextlib
 import subprocess
 import time
@@ -9,16 +10,32 @@ from local_cloud import paths
 
 LIBVIRT_HOST = "localcloud-libvirt"
 KEY = paths.GUEST_IMAGE_DIR / "id_ed25519"
-SSH_OPTIONS = ["-i", str(KEY), "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-               "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
-               "-o", "ConnectTimeout=5"]
+SSH_OPTIONS = [
+    "-i",
+    str(KEY),
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "LogLevel=ERROR",
+    "-o",
+    "ConnectTimeout=5",
+]
 address = lab_guests.address
 
 
 def ssh(server, command, timeout=60):
     """Run COMMAND as root in the guest; the CompletedProcess (text)."""
-    return subprocess.run(["ssh", *SSH_OPTIONS, "root@" + address(server), command],
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        ["ssh", *SSH_OPTIONS, "root@" + address(server), command],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def wait_for_ssh(server, wait):
@@ -32,8 +49,9 @@ def wait_for_ssh(server, wait):
         except subprocess.TimeoutExpired:
             reason = "no answer in 15 s"
         if time.monotonic() > deadline:
-            raise AssertionError("no SSH into %s (%s) after %d s: %s"
-                                 % (server.name, address(server), wait, reason))
+            raise AssertionError(
+                "no SSH into %s (%s) after %d s: %s" % (server.name, address(server), wait, reason)
+            )
         time.sleep(2)
 
 
@@ -51,8 +69,9 @@ def booted(conn, count, prefix, wait=300):
     deleted afterwards with their key pair."""
     names = ["%s-%d" % (prefix, index) for index in range(1, count + 1)]
     try:
-        made = lab_guests.ensure(conn, names, prefix + "-key",
-                                 KEY.with_suffix(".pub").read_text())["servers"]
+        made = lab_guests.ensure(conn, names, prefix + "-key", KEY.with_suffix(".pub").read_text())[
+            "servers"
+        ]
         servers = [conn.compute.get_server(made[name]["id"]) for name in names]
         for server in servers:
             wait_for_ssh(server, wait)

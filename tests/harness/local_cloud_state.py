@@ -1,4 +1,5 @@
 """What the local cloud's files and processes look like, for role tests."""
+
 import hashlib
 import json
 import time
@@ -12,8 +13,10 @@ SWITCH_PLAYBOOK = paths.TOOLS / "multiattach_switch.yml"
 
 
 def pids(*names):
-    return {name: json.loads((paths.run_dir() / (name + ".proc.json")).read_text())["pid"]
-            for name in names}
+    return {
+        name: json.loads((paths.run_dir() / (name + ".proc.json")).read_text())["pid"]
+        for name in names
+    }
 
 
 def digest(path):
@@ -28,4 +31,6 @@ def wait_for_pool_capability(admin_cloud, multiattach, timeout=90):
         if pools and all(bool(p.capabilities.get("multiattach")) == multiattach for p in pools):
             return
         time.sleep(1)
-    raise AssertionError("the pool did not report multiattach=%s within %d s" % (multiattach, timeout))
+    raise AssertionError(
+        "the pool did not report multiattach=%s within %d s" % (multiattach, timeout)
+    )

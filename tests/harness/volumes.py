@@ -1,4 +1,5 @@
 """Clean-up of the volumes a test made."""
+
 from local_cloud import multiattach_probe
 
 

@@ -1,4 +1,5 @@
 """The integration tests' lab on the local cloud (connections: tests/conftest.py)."""
+
 import uuid
 
 import pytest
@@ -15,8 +16,14 @@ def lab(admin_cloud):
         plain = probe.create_volume("plain")
         servers = [probe.create_server("s%d" % i) for i in range(3)]
         probe.wait_for_servers()
-        yield {"shared": shared, "plain": plain, "type": volume_type.name, "servers": servers,
-               "names": [s.name for s in servers], "ids": {s.name: s.id for s in servers}}
+        yield {
+            "shared": shared,
+            "plain": plain,
+            "type": volume_type.name,
+            "servers": servers,
+            "names": [s.name for s in servers],
+            "ids": {s.name: s.id for s in servers},
+        }
     finally:
         for volume in (probe.volumes[0], probe.volumes[1]):
             for server in probe.servers:

@@ -1,4 +1,5 @@
 """server_volume and volume_attachments against the local cloud: one volume, three servers."""
+
 import threading
 
 import pytest
@@ -15,8 +16,10 @@ def holders(admin_cloud, volume, lab):
 
 
 def attachment_ids(admin_cloud, volume):
-    return {a["server_id"]: a["attachment_id"]
-            for a in admin_cloud.block_storage.get_volume(volume.id).attachments}
+    return {
+        a["server_id"]: a["attachment_id"]
+        for a in admin_cloud.block_storage.get_volume(volume.id).attachments
+    }
 
 
 def test_volume_attachments_converges_adds_and_removes_only_what_differs(admin_cloud, lab):
@@ -51,8 +54,10 @@ def test_volume_attachments_converges_adds_and_removes_only_what_differs(admin_c
 
 def test_server_volume_attaches_to_an_in_use_volume_and_detaches_one_server(admin_cloud, lab):
     shared, names = lab["shared"], lab["names"]
-    run_module(ATTACHMENTS, {"cloud": "local-admin", "volume": shared.name,
-                             "servers": names[:2], "exclusive": True})
+    run_module(
+        ATTACHMENTS,
+        {"cloud": "local-admin", "volume": shared.name, "servers": names[:2], "exclusive": True},
+    )
     args = {"cloud": "local-admin", "volume": shared.name, "server": names[2]}
 
     attached = run_module(SERVER_VOLUME, args)
@@ -74,32 +79,42 @@ def test_server_volume_attaches_to_an_in_use_volume_and_detaches_one_server(admi
 
 def test_a_second_server_on_a_plain_volume_is_refused_before_any_call(admin_cloud, lab):
     plain, names = lab["plain"], lab["names"]
-    first = run_module(SERVER_VOLUME, {"cloud": "local-admin", "volume": plain.name,
-                                       "server": names[0]})
+    first = run_module(
+        SERVER_VOLUME, {"cloud": "local-admin", "volume": plain.name, "server": names[0]}
+    )
     assert first["changed"] is True, first.get("msg")
 
-    second = run_module(SERVER_VOLUME, {"cloud": "local-admin", "volume": plain.name,
-                                        "server": names[1]})
+    second = run_module(
+        SERVER_VOLUME, {"cloud": "local-admin", "volume": plain.name, "server": names[1]}
+    )
     assert second["failed"] is True
     assert "is not multiattach" in second["msg"] and names[1] in second["msg"]
     assert holders(admin_cloud, plain, lab) == [names[0]]
-    run_module(SERVER_VOLUME, {"cloud": "local-admin", "volume": plain.name,
-                               "server": names[0], "state": "absent"})
+    run_module(
+        SERVER_VOLUME,
+        {"cloud": "local-admin", "volume": plain.name, "server": names[0], "state": "absent"},
+    )
     assert holders(admin_cloud, plain, lab) == []
 
 
-@pytest.mark.parametrize("module,args,expected", [
-    (SERVER_VOLUME, {"server": "no-such-server"}, "no server named or with ID no-such-server"),
-    (ATTACHMENTS, {"servers": ["no-such-server"]}, "no server named or with ID no-such-server"),
-])
+@pytest.mark.parametrize(
+    "module,args,expected",
+    [
+        (SERVER_VOLUME, {"server": "no-such-server"}, "no server named or with ID no-such-server"),
+        (ATTACHMENTS, {"servers": ["no-such-server"]}, "no server named or with ID no-such-server"),
+    ],
+)
 def test_unknown_servers_are_named(admin_cloud, lab, module, args, expected):
-    result = run_module(module, dict({"cloud": "local-admin", "volume": lab["shared"].name}, **args))
+    result = run_module(
+        module, dict({"cloud": "local-admin", "volume": lab["shared"].name}, **args)
+    )
     assert result["failed"] is True and expected in result["msg"]
 
 
 def reset_status(admin_cloud, volume, status):
-    response = admin_cloud.block_storage.post("/volumes/%s/action" % volume.id,
-                                              json={"os-reset_status": {"status": status}})
+    response = admin_cloud.block_storage.post(
+        "/volumes/%s/action" % volume.id, json={"os-reset_status": {"status": status}}
+    )
     assert response.status_code == 202, response.text
 
 
@@ -109,11 +124,21 @@ def test_a_volume_in_error_or_maintenance_fails_at_once_naming_its_status(admin_
     reset_status(admin_cloud, plain, status)
     try:
         # a long timeout: a module that waited would hold the test for 15 minutes
-        for module, args in ((SERVER_VOLUME, {"server": names[0]}), (ATTACHMENTS, {"servers": [names[0]]})):
-            result = run_module(module, dict({"cloud": "local-admin", "volume": plain.name, "timeout": 900}, **args))
+        for module, args in (
+            (SERVER_VOLUME, {"server": names[0]}),
+            (ATTACHMENTS, {"servers": [names[0]]}),
+        ):
+            result = run_module(
+                module, dict({"cloud": "local-admin", "volume": plain.name, "timeout": 900}, **args)
+            )
             assert result["failed"] is True, result
-            assert "is in status %s, in which Cinder takes no attach or detach" % status in result["msg"]
-            assert "another attach or detach" not in result["msg"] and "timed out" not in result["msg"]
+            assert (
+                "is in status %s, in which Cinder takes no attach or detach" % status
+                in result["msg"]
+            )
+            assert (
+                "another attach or detach" not in result["msg"] and "timed out" not in result["msg"]
+            )
         assert holders(admin_cloud, plain, lab) == []
         assert admin_cloud.block_storage.get_volume(plain.id).status == status
     finally:
@@ -121,22 +146,28 @@ def test_a_volume_in_error_or_maintenance_fails_at_once_naming_its_status(admin_
 
 
 def test_an_unknown_volume_is_named(lab):
-    result = run_module(SERVER_VOLUME, {"cloud": "local-admin", "volume": "no-such-volume",
-                                        "server": lab["names"][0]})
+    result = run_module(
+        SERVER_VOLUME,
+        {"cloud": "local-admin", "volume": "no-such-volume", "server": lab["names"][0]},
+    )
     assert result["failed"] is True and "'no-such-volume' does not exist" in result["msg"]
 
 
 def test_concurrent_runs_on_one_volume_all_succeed(admin_cloud, lab):
     """Cinder refuses a concurrent attach with HTTP 400; each run waits its turn."""
     shared, names = lab["shared"], lab["names"]
-    run_module(ATTACHMENTS, {"cloud": "local-admin", "volume": shared.name, "servers": [],
-                             "exclusive": True})
+    run_module(
+        ATTACHMENTS,
+        {"cloud": "local-admin", "volume": shared.name, "servers": [], "exclusive": True},
+    )
     assert holders(admin_cloud, shared, lab) == []
     results = {}
 
     def attach(name):
-        results[name] = run_module(SERVER_VOLUME, {"cloud": "local-admin", "volume": shared.name,
-                                                   "server": name, "timeout": 120})
+        results[name] = run_module(
+            SERVER_VOLUME,
+            {"cloud": "local-admin", "volume": shared.name, "server": name, "timeout": 120},
+        )
 
     threads = [threading.Thread(target=attach, args=(name,)) for name in names]
     for thread in threads:

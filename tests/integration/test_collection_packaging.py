@@ -1,4 +1,5 @@
 """The built collection installs, and ansible-doc and playbooks find it by FQCN."""
+
 import os
 import subprocess
 import tarfile
@@ -23,20 +24,54 @@ def build_and_install(work):
     collections = work / "collections"
     # A clean environment for every step: `make` exports ANSIBLE_CONFIG, whose collections
     # path already holds this checkout, and then ansible-galaxy skips the install as done.
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"),
-           "ANSIBLE_COLLECTIONS_PATH": str(collections),
-           "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
-           "OS_CLIENT_CONFIG_FILE": str(paths.clouds_yaml())}
-    build = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--force",
-                            "--output-path", str(work), str(ROOT)],
-                           capture_output=True, text=True, check=True, cwd=str(work), env=env)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ.get("HOME", "/root"),
+        "ANSIBLE_COLLECTIONS_PATH": str(collections),
+        "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
+        "OS_CLIENT_CONFIG_FILE": str(paths.clouds_yaml()),
+    }
+    build = subprocess.run(
+        [
+            str(BIN / "ansible-galaxy"),
+            "collection",
+            "build",
+            "--force",
+            "--output-path",
+            str(work),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(work),
+        env=env,
+    )
     [tarball] = work.glob("multiattach-cloud-*.tar.gz")
-    install = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--no-deps",
-                              "-p", str(collections), str(tarball)],
-                             capture_output=True, text=True, check=True, cwd=str(work), env=env)
+    install = subprocess.run(
+        [
+            str(BIN / "ansible-galaxy"),
+            "collection",
+            "install",
+            "--no-deps",
+            "-p",
+            str(collections),
+            str(tarball),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(work),
+        env=env,
+    )
     assert "was installed successfully" in install.stdout, install.stdout
-    return {"tarball": tarball, "collections": collections, "env": env, "cwd": work,
-            "build_output": build.stdout}
+    return {
+        "tarball": tarball,
+        "collections": collections,
+        "env": env,
+        "cwd": work,
+        "build_output": build.stdout,
+    }
 
 
 def test_the_tarball_holds_the_collection_and_no_local_state(installed):
@@ -49,34 +84,67 @@ def test_the_tarball_holds_the_collection_and_no_local_state(installed):
     assert "playbooks/provision_shared_volume.yml" in names
     assert "playbooks/publish_dataset.yml" in names and "roles/shared_dataset/README.md" in names
     top_level = {name.split("/")[0] for name in names}
-    allowed = {"MANIFEST.json", "FILES.json", "README.md", "CHANGELOG.md", ".gitignore",
-               "docs", "meta", "plugins", "roles", "playbooks", "molecule", "tests",
-               "requirements.txt", "bindep.txt", "changelogs"}
+    allowed = {
+        "MANIFEST.json",
+        "FILES.json",
+        "README.md",
+        "CHANGELOG.md",
+        ".gitignore",
+        "docs",
+        "meta",
+        "plugins",
+        "roles",
+        "playbooks",
+        "molecule",
+        "tests",
+        "requirements.txt",
+        "bindep.txt",
+        "changelogs",
+    }
     assert top_level <= allowed, sorted(top_level - allowed)
-    assert not [n for n in names if "ansible_collections" in n.split("/")
-                or n.startswith("tools/")]
+    assert not [n for n in names if "ansible_collections" in n.split("/") or n.startswith("tools/")]
 
 
-OPENSTACK_MODULES = {"volume_type": "purge_extra_specs", "volume": "bootable",
-                     "server_volume": "device", "volume_attachments": "exclusive",
-                     "volume_info": "multiattach_only", "preflight": "fail_when_not_ready",
-                     "fencing_identity": "role"}
-HOST_MODULES = {"ini_settings": "settings", "libvirt_host_info": "instances_path",
-                "libvirt_shareable_disk": "live", "clustered_fs_info": "mount_point",
-                "clustered_fs_mkfs": "slots", "dataset_mount": "make_filesystem"}
+OPENSTACK_MODULES = {
+    "volume_type": "purge_extra_specs",
+    "volume": "bootable",
+    "server_volume": "device",
+    "volume_attachments": "exclusive",
+    "volume_info": "multiattach_only",
+    "preflight": "fail_when_not_ready",
+    "fencing_identity": "role",
+}
+HOST_MODULES = {
+    "ini_settings": "settings",
+    "libvirt_host_info": "instances_path",
+    "libvirt_shareable_disk": "live",
+    "clustered_fs_info": "mount_point",
+    "clustered_fs_mkfs": "slots",
+    "dataset_mount": "make_filesystem",
+}
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 
 
 def test_ansible_doc_lists_and_documents_every_installed_module(installed):
-    listing = subprocess.run([str(BIN / "ansible-doc"), "-t", "module", "-l", "multiattach.cloud"],
-                             capture_output=True, text=True, env=installed["env"],
-                             cwd=str(installed["cwd"]), check=True)
+    listing = subprocess.run(
+        [str(BIN / "ansible-doc"), "-t", "module", "-l", "multiattach.cloud"],
+        capture_output=True,
+        text=True,
+        env=installed["env"],
+        cwd=str(installed["cwd"]),
+        check=True,
+    )
     listed = sorted(line.split()[0] for line in listing.stdout.splitlines() if line.strip())
     assert listed == sorted("multiattach.cloud." + name for name in MODULES)
     for name, own_option in MODULES.items():
-        page = subprocess.run([str(BIN / "ansible-doc"), "multiattach.cloud." + name],
-                              capture_output=True, text=True, env=installed["env"],
-                              cwd=str(installed["cwd"]), check=True)
+        page = subprocess.run(
+            [str(BIN / "ansible-doc"), "multiattach.cloud." + name],
+            capture_output=True,
+            text=True,
+            env=installed["env"],
+            cwd=str(installed["cwd"]),
+            check=True,
+        )
         assert own_option in page.stdout, name
         assert ("api_timeout" in page.stdout) == (name in OPENSTACK_MODULES), name
 
@@ -86,28 +154,54 @@ def test_a_playbook_runs_the_installed_module_by_fqcn(installed):
     playbook.write_text(
         "- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
         "    - multiattach.cloud.volume_info: {cloud: local-admin}\n      register: info\n"
-        "    - ansible.builtin.assert: {that: [info.volumes is sequence]}\n")
-    run = subprocess.run([str(BIN / "ansible-playbook"), str(playbook)],
-                         capture_output=True, text=True, env=installed["env"],
-                         cwd=str(installed["cwd"]), check=False)
+        "    - ansible.builtin.assert: {that: [info.volumes is sequence]}\n"
+    )
+    run = subprocess.run(
+        [str(BIN / "ansible-playbook"), str(playbook)],
+        capture_output=True,
+        text=True,
+        env=installed["env"],
+        cwd=str(installed["cwd"]),
+        check=False,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "ok=2" in run.stdout
-    assert str(installed["collections"]) in subprocess.run(
-        [str(BIN / "ansible-galaxy"), "collection", "list", "multiattach.cloud"],
-        capture_output=True, text=True, env=installed["env"], cwd=str(installed["cwd"]),
-        check=True).stdout
+    assert (
+        str(installed["collections"])
+        in subprocess.run(
+            [str(BIN / "ansible-galaxy"), "collection", "list", "multiattach.cloud"],
+            capture_output=True,
+            text=True,
+            env=installed["env"],
+            cwd=str(installed["cwd"]),
+            check=True,
+        ).stdout
+    )
 
 
 def test_the_installed_playbooks_and_roles_are_found_by_fqcn(installed):
-    for playbook in ("multiattach.cloud.site", "multiattach.cloud.add_node",
-                     "multiattach.cloud.remove_node"):
-        check = subprocess.run([str(BIN / "ansible-playbook"), "--syntax-check", playbook],
-                               capture_output=True, text=True, env=installed["env"],
-                               cwd=str(installed["cwd"]), check=False)
+    for playbook in (
+        "multiattach.cloud.site",
+        "multiattach.cloud.add_node",
+        "multiattach.cloud.remove_node",
+    ):
+        check = subprocess.run(
+            [str(BIN / "ansible-playbook"), "--syntax-check", playbook],
+            capture_output=True,
+            text=True,
+            env=installed["env"],
+            cwd=str(installed["cwd"]),
+            check=False,
+        )
         assert check.returncode == 0, playbook + check.stdout + check.stderr
-    spec = subprocess.run([str(BIN / "ansible-doc"), "-t", "role", "multiattach.cloud.cinder_multiattach"],
-                          capture_output=True, text=True, env=installed["env"],
-                          cwd=str(installed["cwd"]), check=True)
+    spec = subprocess.run(
+        [str(BIN / "ansible-doc"), "-t", "role", "multiattach.cloud.cinder_multiattach"],
+        capture_output=True,
+        text=True,
+        env=installed["env"],
+        cwd=str(installed["cwd"]),
+        check=True,
+    )
     assert "cinder_multiattach_backends" in spec.stdout
 
 
@@ -119,25 +213,45 @@ def test_ansible_builder_finds_the_dependencies_of_the_installed_collection(inst
     with tarfile.open(installed["tarball"]) as archive:
         names = set(archive.getnames())
     assert {"meta/execution-environment.yml", "requirements.txt", "bindep.txt"} <= names
-    introspect = subprocess.run([str(BIN / "ansible-builder"), "introspect",
-                                 str(installed["collections"])],
-                                capture_output=True, text=True, check=True, env=installed["env"])
+    introspect = subprocess.run(
+        [str(BIN / "ansible-builder"), "introspect", str(installed["collections"])],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=installed["env"],
+    )
     listed = introspect.stdout
     assert "openstacksdk>=4.14.0  # from collection multiattach.cloud" in listed, listed
     assert "libvirt-python  # from collection multiattach.cloud" in listed, listed
-    for package in ("libvirt-dev [compile platform:dpkg]", "libvirt-devel [compile platform:rpm]",
-                    "gcc [compile platform:rpm platform:dpkg]"):
+    for package in (
+        "libvirt-dev [compile platform:dpkg]",
+        "libvirt-devel [compile platform:rpm]",
+        "gcc [compile platform:rpm platform:dpkg]",
+    ):
         assert "%s  # from collection multiattach.cloud" % package in listed, listed
 
 
 def test_ansible_builder_creates_a_build_context_from_the_example_definition(installed):
     context = installed["cwd"] / "ee-context"
-    subprocess.run([str(BIN / "ansible-builder"), "create", "-f",
-                    str(ROOT / "docs" / "examples" / "execution-environment.yml"),
-                    "-c", str(context)], capture_output=True, text=True, check=True,
-                   cwd=str(ROOT / "docs" / "examples"), env=installed["env"])
+    subprocess.run(
+        [
+            str(BIN / "ansible-builder"),
+            "create",
+            "-f",
+            str(ROOT / "docs" / "examples" / "execution-environment.yml"),
+            "-c",
+            str(context),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(ROOT / "docs" / "examples"),
+        env=installed["env"],
+    )
     assert "multiattach.cloud" in (context / "_build" / "requirements.yml").read_text()
     containerfile = next(context.glob("*file")).read_text()
-    assert "ansible-galaxy collection install" in containerfile or \
-        "install-from-bindep" in containerfile, containerfile
+    assert (
+        "ansible-galaxy collection install" in containerfile
+        or "install-from-bindep" in containerfile
+    ), containerfile
     assert "introspect" in containerfile, containerfile

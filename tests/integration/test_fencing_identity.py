@@ -1,5 +1,6 @@
 """multiattach.cloud.fencing_identity against the local cloud's Keystone: one user per cluster,
 one role on the servers' project, nothing else, the password checked by logging in with it."""
+
 import uuid
 
 import openstack
@@ -20,8 +21,14 @@ def fence_user(admin_cloud):
 
 
 def logs_in(admin_cloud, name, password):
-    auth = dict(admin_cloud.config.auth, username=name, password=password, project_name=PROJECT,
-                user_domain_name="Default", project_domain_name="Default")
+    auth = dict(
+        admin_cloud.config.auth,
+        username=name,
+        password=password,
+        project_name=PROJECT,
+        user_domain_name="Default",
+        project_domain_name="Default",
+    )
     auth.pop("user_domain_id", None)
     auth.pop("project_id", None)
     try:
@@ -33,7 +40,10 @@ def logs_in(admin_cloud, name, password):
 
 def roles_of(admin_cloud, name):
     user = admin_cloud.identity.find_user(name, ignore_missing=False)
-    return sorted((next(iter(a.scope)), a.role["id"]) for a in admin_cloud.identity.role_assignments(user_id=user.id))
+    return sorted(
+        (next(iter(a.scope)), a.role["id"])
+        for a in admin_cloud.identity.role_assignments(user_id=user.id)
+    )
 
 
 def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
@@ -41,7 +51,10 @@ def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
     args = {"cloud": "local-admin", "name": fence_user, "password": password, "project": PROJECT}
 
     checked = run_module(MODULE, args, check=True)
-    assert checked["changed"] is True and admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None
+    assert (
+        checked["changed"] is True
+        and admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None
+    )
 
     first = run_module(MODULE, args)
     second = run_module(MODULE, args)
@@ -55,28 +68,44 @@ def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
 
 
 def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_user):
-    args = {"cloud": "local-admin", "name": fence_user, "password": "first-" + uuid.uuid4().hex, "project": PROJECT}
+    args = {
+        "cloud": "local-admin",
+        "name": fence_user,
+        "password": "first-" + uuid.uuid4().hex,
+        "project": PROJECT,
+    }
     assert not run_module(MODULE, args).get("failed")
     user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
     project = admin_cloud.identity.find_project(PROJECT, ignore_missing=False)
-    admin_cloud.identity.assign_project_role_to_user(project, user, admin_cloud.identity.find_role("admin"))
+    admin_cloud.identity.assign_project_role_to_user(
+        project, user, admin_cloud.identity.find_role("admin")
+    )
 
     again = run_module(MODULE, dict(args, password="second-" + uuid.uuid4().hex), diff=True)
 
     assert again["changed"] is True, again
     member = admin_cloud.identity.find_role("member", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", member.id)], "the admin role is taken away"
+    assert roles_of(admin_cloud, fence_user) == [("project", member.id)], (
+        "the admin role is taken away"
+    )
     assert not logs_in(admin_cloud, fence_user, args["password"])
 
 
 def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fence_user):
-    args = {"cloud": "local-admin", "name": fence_user, "password": "x-" + uuid.uuid4().hex, "project": PROJECT}
+    args = {
+        "cloud": "local-admin",
+        "name": fence_user,
+        "password": "x-" + uuid.uuid4().hex,
+        "project": PROJECT,
+    }
     assert not run_module(MODULE, args).get("failed")
 
     gone = run_module(MODULE, {"cloud": "local-admin", "name": fence_user, "state": "absent"})
     again = run_module(MODULE, {"cloud": "local-admin", "name": fence_user, "state": "absent"})
     missing = run_module(MODULE, dict(args, project="no-such-project"))
-    no_password = run_module(MODULE, {"cloud": "local-admin", "name": fence_user, "project": PROJECT})
+    no_password = run_module(
+        MODULE, {"cloud": "local-admin", "name": fence_user, "project": PROJECT}
+    )
 
     assert gone["changed"] is True and again["changed"] is False
     assert admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None

@@ -5,6 +5,7 @@ share-rw locking is what makes a second writer fail without <shareable/>),
 not for a guest to acknowledge a hot unplug, so live detach is tested for its
 timeout message and detach itself on the persistent definition.
 """
+
 import subprocess
 import uuid
 from pathlib import Path
@@ -68,7 +69,7 @@ def disk_of(domain, source, inactive=False):
     start = xml.find("<source file='%s'" % source)
     if start < 0:
         return None
-    return xml[xml.rfind("<disk", 0, start):xml.find("</disk>", start)]
+    return xml[xml.rfind("<disk", 0, start) : xml.find("</disk>", start)]
 
 
 def test_two_running_domains_share_one_raw_disk_idempotently(lab):
@@ -85,14 +86,20 @@ def test_two_running_domains_share_one_raw_disk_idempotently(lab):
     for domain in (first, second):
         for inactive in (False, True):
             disk = disk_of(domain, lab["shared"], inactive)
-            assert disk and "<shareable/>" in disk and "cache='none'" in disk and "type='raw'" in disk
+            assert (
+                disk and "<shareable/>" in disk and "cache='none'" in disk and "type='raw'" in disk
+            )
     assert first.isActive() and second.isActive(), "QEMU must accept the second writer"
 
 
 def test_check_mode_shows_the_disk_xml_and_attaches_nothing(lab):
     domain = lab["make"]("-c")
-    result = run_module(MODULE, {"domain": domain.name(), "source": lab["shared"], "target": "vdb"},
-                        check=True, diff=True)
+    result = run_module(
+        MODULE,
+        {"domain": domain.name(), "source": lab["shared"], "target": "vdb"},
+        check=True,
+        diff=True,
+    )
     assert result["changed"] is True and "<shareable />" in result["diff"]["after"]
     assert result["diff"]["before"] == ""
     assert disk_of(domain, lab["shared"]) is None
@@ -103,9 +110,13 @@ def test_only_raw_can_be_shared(lab):
     qcow2 = lab["work"] / "disk.qcow2"
     subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", str(qcow2), "64M"], check=True)
 
-    by_option = run_module(MODULE, {"domain": domain.name(), "source": lab["shared"],
-                                    "target": "vdb", "format": "qcow2"})
-    by_content = run_module(MODULE, {"domain": domain.name(), "source": str(qcow2), "target": "vdb"})
+    by_option = run_module(
+        MODULE,
+        {"domain": domain.name(), "source": lab["shared"], "target": "vdb", "format": "qcow2"},
+    )
+    by_content = run_module(
+        MODULE, {"domain": domain.name(), "source": str(qcow2), "target": "vdb"}
+    )
 
     assert by_option["failed"] and "only raw disks can be attached" in by_option["msg"]
     assert by_content["failed"] and "is a qcow2 image, not raw" in by_content["msg"]
@@ -113,8 +124,10 @@ def test_only_raw_can_be_shared(lab):
 
 
 def test_a_disk_attached_differently_is_reported_not_rewritten(lab):
-    cached = ("<disk type='file' device='disk'><driver name='qemu' type='raw' cache='writeback'/>"
-              "<source file='%s'/><target dev='vdb' bus='virtio'/></disk>" % lab["shared"])
+    cached = (
+        "<disk type='file' device='disk'><driver name='qemu' type='raw' cache='writeback'/>"
+        "<source file='%s'/><target dev='vdb' bus='virtio'/></disk>" % lab["shared"]
+    )
     domain = lab["make"]("-e", disks=cached)
 
     result = run_module(MODULE, {"domain": domain.name(), "source": lab["shared"], "target": "vdb"})
@@ -128,14 +141,21 @@ def test_a_disk_attached_differently_is_reported_not_rewritten(lab):
 def test_a_busy_target_and_an_unknown_domain_are_named(lab):
     other = lab["work"] / "other.raw"
     other.write_bytes(b"\0" * 4096)
-    busy = ("<disk type='file' device='disk'><driver name='qemu' type='raw'/>"
-            "<source file='%s'/><target dev='vdb' bus='virtio'/></disk>" % other)
+    busy = (
+        "<disk type='file' device='disk'><driver name='qemu' type='raw'/>"
+        "<source file='%s'/><target dev='vdb' bus='virtio'/></disk>" % other
+    )
     domain = lab["make"]("-f", disks=busy)
 
     taken = run_module(MODULE, {"domain": domain.name(), "source": lab["shared"], "target": "vdb"})
-    unknown = run_module(MODULE, {"domain": "no-such-domain", "source": lab["shared"], "target": "vdb"})
+    unknown = run_module(
+        MODULE, {"domain": "no-such-domain", "source": lab["shared"], "target": "vdb"}
+    )
 
-    assert taken["failed"] and "target vdb of the live domain already holds another disk" in taken["msg"]
+    assert (
+        taken["failed"]
+        and "target vdb of the live domain already holds another disk" in taken["msg"]
+    )
     assert unknown["failed"] and "libvirt has no domain named no-such-domain" in unknown["msg"]
 
 
@@ -144,10 +164,12 @@ def test_detach_removes_only_this_domains_disk(lab):
     for domain in (stopped, running):
         run_module(MODULE, {"domain": domain.name(), "source": lab["shared"], "target": "vdb"})
 
-    detached = run_module(MODULE, {"domain": stopped.name(), "source": lab["shared"],
-                                   "state": "absent"})
-    again = run_module(MODULE, {"domain": stopped.name(), "source": lab["shared"],
-                                "state": "absent"})
+    detached = run_module(
+        MODULE, {"domain": stopped.name(), "source": lab["shared"], "state": "absent"}
+    )
+    again = run_module(
+        MODULE, {"domain": stopped.name(), "source": lab["shared"], "state": "absent"}
+    )
 
     assert detached["changed"] is True and detached["scopes"] == ["config"]
     assert again["changed"] is False
@@ -159,8 +181,9 @@ def test_a_guest_that_does_not_release_the_disk_times_out_with_the_reason(lab):
     domain = lab["make"]("-i")
     run_module(MODULE, {"domain": domain.name(), "source": lab["shared"], "target": "vdb"})
 
-    result = run_module(MODULE, {"domain": domain.name(), "source": lab["shared"],
-                                 "state": "absent", "timeout": 3})
+    result = run_module(
+        MODULE, {"domain": domain.name(), "source": lab["shared"], "state": "absent", "timeout": 3}
+    )
 
     assert result["failed"] and "did not release" in result["msg"]
     assert "unmount the filesystem in the guest" in result["msg"]

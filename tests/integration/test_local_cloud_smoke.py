@@ -1,5 +1,6 @@
 """Smoke test of the local cloud: one multiattach volume on two servers; what a user expects of
 a small cloud besides (servers from an image, resize, a snapshot of a volume-backed server)."""
+
 import json
 import uuid
 
@@ -10,7 +11,9 @@ from local_cloud import multiattach_probe
 
 @pytest.fixture(scope="module")
 def probe(admin_cloud):
-    return multiattach_probe.run(admin_cloud, server_count=2, prefix="smoke-" + uuid.uuid4().hex[:8])
+    return multiattach_probe.run(
+        admin_cloud, server_count=2, prefix="smoke-" + uuid.uuid4().hex[:8]
+    )
 
 
 def test_volume_of_a_multiattach_type_is_multiattach(probe):
@@ -30,8 +33,11 @@ def test_detach_removes_only_that_servers_attachment(probe):
     report = probe
     remaining = [s for s in report["server_ids"] if s != report["detached_server"]]
     assert len(remaining) == 1
-    assert report["after_detach"] == {"status": "in-use", "multiattach": True,
-                                      "attached_servers": remaining}
+    assert report["after_detach"] == {
+        "status": "in-use",
+        "multiattach": True,
+        "attached_servers": remaining,
+    }
 
 
 def test_attach_of_a_multiattach_volume_below_2_60_is_refused(probe):
@@ -61,8 +67,11 @@ def test_a_member_boots_a_server_the_standard_way_from_the_glance_image(member_c
     flavor = member_cloud.compute.find_flavor(multiattach_probe.SERVER_FLAVOR, ignore_missing=False)
     assert image.status == "active" and image.visibility == "public" and image.disk_format == "raw"
     server = member_cloud.compute.create_server(
-        name="smoke-image-" + uuid.uuid4().hex[:8], image_id=image.id, flavor_id=flavor.id,
-        networks="none")
+        name="smoke-image-" + uuid.uuid4().hex[:8],
+        image_id=image.id,
+        flavor_id=flavor.id,
+        networks="none",
+    )
     try:
         server = member_cloud.compute.wait_for_server(server, wait=120)
         assert server.image.id == image.id and server.flavor.original_name == flavor.name
@@ -77,8 +86,11 @@ def test_a_server_is_resized_to_another_flavor_on_the_one_host(member_cloud):
     small = member_cloud.compute.find_flavor(multiattach_probe.SERVER_FLAVOR, ignore_missing=False)
     large = member_cloud.compute.find_flavor("m1.image.2", ignore_missing=False)
     server = member_cloud.compute.create_server(
-        name="smoke-resize-" + uuid.uuid4().hex[:8], image_id=image.id, flavor_id=small.id,
-        networks="none")
+        name="smoke-resize-" + uuid.uuid4().hex[:8],
+        image_id=image.id,
+        flavor_id=small.id,
+        networks="none",
+    )
     try:
         server = member_cloud.compute.wait_for_server(server, wait=120)
         member_cloud.compute.resize_server(server, large.id)
@@ -101,13 +113,24 @@ def test_a_snapshot_of_a_volume_backed_server_is_an_image_with_a_volume_snapshot
         boot = member_cloud.block_storage.wait_for_status(boot, "available", wait=60)
         member_cloud.block_storage.set_volume_bootable_status(boot, True)
         server = member_cloud.compute.create_server(
-            name=prefix, flavor_id=flavor.id, networks="none",
-            block_device_mapping=[{"boot_index": 0, "uuid": boot.id, "source_type": "volume",
-                                   "destination_type": "volume", "delete_on_termination": False}])
+            name=prefix,
+            flavor_id=flavor.id,
+            networks="none",
+            block_device_mapping=[
+                {
+                    "boot_index": 0,
+                    "uuid": boot.id,
+                    "source_type": "volume",
+                    "destination_type": "volume",
+                    "delete_on_termination": False,
+                }
+            ],
+        )
         server = member_cloud.compute.wait_for_server(server, wait=120)
 
-        image = member_cloud.compute.create_server_image(server, prefix + "-image", wait=True,
-                                                         timeout=120)
+        image = member_cloud.compute.create_server_image(
+            server, prefix + "-image", wait=True, timeout=120
+        )
 
         image = member_cloud.image.get_image(image.id)
         assert image.status == "active" and image.size in (0, None)
@@ -115,7 +138,8 @@ def test_a_snapshot_of_a_volume_backed_server_is_an_image_with_a_volume_snapshot
         snapshots = [m["snapshot_id"] for m in mappings if m.get("snapshot_id")]
         assert len(snapshots) == 1, mappings
         snapshot = member_cloud.block_storage.wait_for_status(
-            member_cloud.block_storage.get_snapshot(snapshots[0]), "available", wait=60)
+            member_cloud.block_storage.get_snapshot(snapshots[0]), "available", wait=60
+        )
         assert snapshot.volume_id == boot.id
     finally:
         if image:

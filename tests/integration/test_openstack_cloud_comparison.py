@@ -4,6 +4,7 @@ openstack.cloud is the newest release (2.6.0, as the `ansible` package 13.8.0 sh
 taken out by `make integration` into .cache/openstack-cloud). It runs with the newest
 openstacksdk (.venv) and with the oldest this collection declares (4.14.0, .venv-oscloud).
 """
+
 import json
 
 import pytest
@@ -16,28 +17,45 @@ SDK_VENVS = {"newest openstacksdk": ROOT / ".venv", "openstacksdk 4.14.0": ROOT 
 
 def holders(admin_cloud, lab):
     names = {v: k for k, v in lab["ids"].items()}
-    return sorted(names[a["server_id"]]
-                  for a in admin_cloud.block_storage.get_volume(lab["shared"].id).attachments)
+    return sorted(
+        names[a["server_id"]]
+        for a in admin_cloud.block_storage.get_volume(lab["shared"].id).attachments
+    )
 
 
 def openstack_cloud_server_volume(venv, server, volume, state="present", timeout=60):
-    return run_module("openstack.cloud.server_volume",
-                      {"cloud": "local-admin", "server": server, "volume": volume,
-                       "state": state, "timeout": timeout},
-                      venv=venv, extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS})
+    return run_module(
+        "openstack.cloud.server_volume",
+        {
+            "cloud": "local-admin",
+            "server": server,
+            "volume": volume,
+            "state": state,
+            "timeout": timeout,
+        },
+        venv=venv,
+        extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS},
+    )
 
 
 def multiattach_server_volume(server, volume, state="present"):
-    return run_module("multiattach.cloud.server_volume",
-                      {"cloud": "local-admin", "server": server, "volume": volume,
-                       "state": state})
+    return run_module(
+        "multiattach.cloud.server_volume",
+        {"cloud": "local-admin", "server": server, "volume": volume, "state": state},
+    )
 
 
 def test_the_compared_openstack_cloud_is_the_newest_release():
-    manifest = ROOT / ".cache" / "openstack-cloud" / "ansible_collections" / "openstack" / \
-        "cloud" / "MANIFEST.json"
-    assert json.loads(manifest.read_text())["collection_info"]["version"] == \
-        OPENSTACK_CLOUD_VERSION
+    manifest = (
+        ROOT
+        / ".cache"
+        / "openstack-cloud"
+        / "ansible_collections"
+        / "openstack"
+        / "cloud"
+        / "MANIFEST.json"
+    )
+    assert json.loads(manifest.read_text())["collection_info"]["version"] == OPENSTACK_CLOUD_VERSION
 
 
 @pytest.mark.parametrize("sdk", list(SDK_VENVS))
@@ -73,13 +91,23 @@ def test_openstack_cloud_detach_waits_for_available_while_another_server_holds_i
         assert not multiattach_server_volume(server, volume).get("failed")
 
     # Its own timeout (10 s) does not end the wait: Ansible's task timeout has to.
-    task = {"name": "detach", "timeout": TASK_TIMEOUT, "ignore_errors": True,
-            "openstack.cloud.server_volume": {"cloud": "local-admin", "server": first,
-                                              "volume": volume, "state": "absent",
-                                              "timeout": 10}}
+    task = {
+        "name": "detach",
+        "timeout": TASK_TIMEOUT,
+        "ignore_errors": True,
+        "openstack.cloud.server_volume": {
+            "cloud": "local-admin",
+            "server": first,
+            "volume": volume,
+            "state": "absent",
+            "timeout": 10,
+        },
+    }
     results, _completed = run_playbook(
-        [task], venv=SDK_VENVS["newest openstacksdk"],
-        extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS})
+        [task],
+        venv=SDK_VENVS["newest openstacksdk"],
+        extra_env={"ANSIBLE_COLLECTIONS_PATH": OPENSTACK_CLOUD_COLLECTIONS},
+    )
     detach = results[0]
 
     # Nova detached it, but the module waited for the volume to become available,

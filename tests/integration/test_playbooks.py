@@ -1,4 +1,5 @@
 """The playbooks under playbooks/ against the local cloud, with an operator's inventory."""
+
 import http.server
 import threading
 import uuid
@@ -20,20 +21,39 @@ def inventory(tmp_path, lab):
     server before it detaches, so they are reached as this machine, which holds no such disk.
     """
     names = lab["names"]
-    here = {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+    here = {
+        "ansible_connection": "local",
+        "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+    }
     directory = tmp_path / "inventory"
     directory.mkdir()
     (directory / "group_vars").symlink_to(LOCAL_INVENTORY.parent / "group_vars")
-    (directory / "hosts.yml").write_text(yaml.safe_dump({"all": {
-        "hosts": {"localhost": {"ansible_connection": "local",
-                                "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                                "local_cloud_root": str(ROOT)},
-                  "node-c": dict(here, openstack_server_name=names[2])},
-        "children": {
-            "cinder_volume": {"hosts": {"localhost": None}},
-            "nova_compute": {"hosts": {"localhost": None}},
-            "cluster": {"hosts": {"node-a": dict(here, openstack_server_name=names[0]),
-                                  "node-b": dict(here, openstack_server_name=names[1])}}}}}))
+    (directory / "hosts.yml").write_text(
+        yaml.safe_dump(
+            {
+                "all": {
+                    "hosts": {
+                        "localhost": {
+                            "ansible_connection": "local",
+                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                            "local_cloud_root": str(ROOT),
+                        },
+                        "node-c": dict(here, openstack_server_name=names[2]),
+                    },
+                    "children": {
+                        "cinder_volume": {"hosts": {"localhost": None}},
+                        "nova_compute": {"hosts": {"localhost": None}},
+                        "cluster": {
+                            "hosts": {
+                                "node-a": dict(here, openstack_server_name=names[0]),
+                                "node-b": dict(here, openstack_server_name=names[1]),
+                            }
+                        },
+                    },
+                }
+            }
+        )
+    )
     return directory / "hosts.yml"
 
 
@@ -41,15 +61,22 @@ def inventory(tmp_path, lab):
 def shared(admin_cloud, lab):
     """The variables naming the volume the playbooks make; the volume is removed after."""
     name = "it-pb-" + uuid.uuid4().hex[:8]
-    yield {"shared_volume_name": name, "shared_volume_type": lab["type"],
-           "shared_volume_group": "cluster", "multiattach_cloud": "local-admin"}
+    yield {
+        "shared_volume_name": name,
+        "shared_volume_type": lab["type"],
+        "shared_volume_group": "cluster",
+        "multiattach_cloud": "local-admin",
+    }
     # Cinder takes one detach of a volume at a time: the collection's module serialises them.
-    detached = run_module("multiattach.cloud.volume_attachments", {
-        "cloud": "local-admin", "volume": name, "servers": [], "exclusive": True})
+    detached = run_module(
+        "multiattach.cloud.volume_attachments",
+        {"cloud": "local-admin", "volume": name, "servers": [], "exclusive": True},
+    )
     if detached.get("failed") and "does not exist" not in detached["msg"]:
         raise AssertionError(detached["msg"])
-    deleted = run_module("multiattach.cloud.volume", {"cloud": "local-admin", "name": name,
-                                                      "state": "absent"})
+    deleted = run_module(
+        "multiattach.cloud.volume", {"cloud": "local-admin", "name": name, "state": "absent"}
+    )
     assert not deleted.get("failed"), deleted.get("msg")
     assert admin_cloud.block_storage.find_volume(name, ignore_missing=True) is None
 
@@ -77,14 +104,17 @@ def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab,
     assert set(after_add) == set(names)
     assert {k: after_add[k] for k in provisioned} == provisioned, "the others stay untouched"
 
-    removed = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a"))
+    removed = run_playbook_file(
+        PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a")
+    )
     assert not removed.failures, removed.failure_message
     status, after_remove = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
     assert status == "in-use" and set(after_remove) == {names[1], names[2]}
     assert after_remove == {k: after_add[k] for k in (names[1], names[2])}
 
-    removed_again = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory,
-                                      dict(shared, node="node-a"))
+    removed_again = run_playbook_file(
+        PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a")
+    )
     assert not removed_again.failures and removed_again.changed_tasks == []
 
 
@@ -97,21 +127,37 @@ def test_site_enables_then_provisions(admin_cloud, lab, inventory, shared):
     assert set(attached) == set(lab["names"][:2])
 
 
-@pytest.mark.parametrize("playbook,extra_vars,expected", [
-    ("provision_shared_volume.yml", {"shared_volume_type": ""}, "Set shared_volume_name and shared_volume_type"),
-    ("provision_shared_volume.yml", {"shared_volume_group": "nosuchgroup"}, "inventory group 'nosuchgroup'"),
-    ("add_node.yml", {}, "-e node=NAME"),
-    ("remove_node.yml", {"node": ""}, "-e node=NAME"),
-])
-def test_missing_or_wrong_variables_fail_with_the_fix(inventory, shared, playbook, extra_vars, expected):
+@pytest.mark.parametrize(
+    "playbook,extra_vars,expected",
+    [
+        (
+            "provision_shared_volume.yml",
+            {"shared_volume_type": ""},
+            "Set shared_volume_name and shared_volume_type",
+        ),
+        (
+            "provision_shared_volume.yml",
+            {"shared_volume_group": "nosuchgroup"},
+            "inventory group 'nosuchgroup'",
+        ),
+        ("add_node.yml", {}, "-e node=NAME"),
+        ("remove_node.yml", {"node": ""}, "-e node=NAME"),
+    ],
+)
+def test_missing_or_wrong_variables_fail_with_the_fix(
+    inventory, shared, playbook, extra_vars, expected
+):
     run = run_playbook_file(PLAYBOOKS / playbook, inventory, dict(shared, **extra_vars))
     assert run.failures and expected in run.failure_message, run.failure_message
     assert "Traceback" not in run.failure_message
 
 
 def test_an_unknown_server_is_named_and_nothing_is_attached(admin_cloud, lab, inventory, shared):
-    run = run_playbook_file(PLAYBOOKS / "add_node.yml", inventory, dict(
-        shared, node="no-such-server", shared_volume_name=lab["shared"].name))
+    run = run_playbook_file(
+        PLAYBOOKS / "add_node.yml",
+        inventory,
+        dict(shared, node="no-such-server", shared_volume_name=lab["shared"].name),
+    )
     assert run.failures and "no-such-server" in run.failure_message, run.failure_message
     assert not admin_cloud.block_storage.get_volume(lab["shared"].id).attachments
 
@@ -119,6 +165,7 @@ def test_an_unknown_server_is_named_and_nothing_is_attached(admin_cloud, lab, in
 @pytest.fixture
 def failing_service():
     """An endpoint on this machine that answers every request with HTTP 500."""
+
     class Failing(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             self.send_response(500)
@@ -128,6 +175,7 @@ def failing_service():
 
         def log_message(self, *_args):
             pass
+
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -138,14 +186,24 @@ def failing_service():
 @pytest.mark.parametrize("placement", ["server error", "connection refused"])
 def test_enable_multiattach_stops_on_a_broken_cloud(failing_service, placement):
     cloud = yaml.safe_load(paths.clouds_yaml().read_text())["clouds"]
-    broken = dict(cloud["local-admin"], placement_endpoint_override=(
-        failing_service if placement == "server error" else "http://127.0.0.1:9/"))
+    broken = dict(
+        cloud["local-admin"],
+        placement_endpoint_override=(
+            failing_service if placement == "server error" else "http://127.0.0.1:9/"
+        ),
+    )
 
-    run = run_playbook_file(PLAYBOOKS / "enable_multiattach.yml", LOCAL_INVENTORY,
-                            {"multiattach_admin_cloud": broken}, tags=["preflight"])
+    run = run_playbook_file(
+        PLAYBOOKS / "enable_multiattach.yml",
+        LOCAL_INVENTORY,
+        {"multiattach_admin_cloud": broken},
+        tags=["preflight"],
+    )
 
-    checks = {c["name"]: c for c in run.result(
-        "Run the read-only multiattach checks with admin credentials")["checks"]}
+    checks = {
+        c["name"]: c
+        for c in run.result("Run the read-only multiattach checks with admin credentials")["checks"]
+    }
     assert checks["compute_nodes_multiattach_trait"]["status"] == "failed", checks
     assert checks["multiattach_volume_types"]["status"] == "ok"
     assert run.failures and "compute_nodes_multiattach_trait" in run.failure_message

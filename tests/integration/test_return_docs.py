@@ -1,13 +1,22 @@
 """What every OpenStack module returns is what its RETURN documentation says, key for key,
 nested values included; attach modes are Cinder's, not null."""
+
 import ast
 
 import pytest
 import yaml
 from harness.ansible_runner import ROOT, run_module
 
-COMMON_KEYS = {"changed", "failed", "invocation", "diff", "warnings", "deprecations", "msg",
-               "skipped"}
+COMMON_KEYS = {
+    "changed",
+    "failed",
+    "invocation",
+    "diff",
+    "warnings",
+    "deprecations",
+    "msg",
+    "skipped",
+}
 # Dicts whose keys are the user's or the cloud's, not the module's.
 FREE_FORM = {"metadata", "extra_specs"}
 
@@ -57,8 +66,11 @@ def entry_mismatches(item, entry, path):
     if entry.get("type") == "list" and entry.get("elements") == "dict" and item:
         if "contains" not in entry:
             return ["%s holds dicts whose keys are not documented (no contains)" % path]
-        return [problem for index, element in enumerate(item)
-                for problem in mismatches(element, entry["contains"], "%s[%d]." % (path, index))]
+        return [
+            problem
+            for index, element in enumerate(item)
+            for problem in mismatches(element, entry["contains"], "%s[%d]." % (path, index))
+        ]
     return []
 
 
@@ -72,8 +84,9 @@ def documented(module, result):
 def type_name(admin_cloud, lab):
     name = lab["type"] + "-doc"
     yield name
-    run_module("multiattach.cloud.volume_type", {"cloud": "local-admin", "name": name,
-                                                 "state": "absent"})
+    run_module(
+        "multiattach.cloud.volume_type", {"cloud": "local-admin", "name": name, "state": "absent"}
+    )
 
 
 def test_every_openstack_module_returns_what_it_documents(lab, type_name):
@@ -81,19 +94,26 @@ def test_every_openstack_module_returns_what_it_documents(lab, type_name):
     admin = {"cloud": "local-admin"}
     try:
         results = {
-            "volume_attachments": run_module("multiattach.cloud.volume_attachments", dict(
-                admin, volume=shared, servers=names[:2])),
-            "server_volume": run_module("multiattach.cloud.server_volume", dict(
-                admin, volume=shared, server=names[2])),
+            "volume_attachments": run_module(
+                "multiattach.cloud.volume_attachments",
+                dict(admin, volume=shared, servers=names[:2]),
+            ),
+            "server_volume": run_module(
+                "multiattach.cloud.server_volume", dict(admin, volume=shared, server=names[2])
+            ),
             "volume_info": run_module("multiattach.cloud.volume_info", dict(admin, name=shared)),
             "volume": run_module("multiattach.cloud.volume", dict(admin, name=shared, size=1)),
-            "volume_type": run_module("multiattach.cloud.volume_type", dict(
-                admin, name=type_name, is_public=False, projects=["admin"])),
+            "volume_type": run_module(
+                "multiattach.cloud.volume_type",
+                dict(admin, name=type_name, is_public=False, projects=["admin"]),
+            ),
             "preflight": run_module("multiattach.cloud.preflight", admin),
         }
     finally:
-        run_module("multiattach.cloud.volume_attachments", dict(
-            admin, volume=shared, servers=[], exclusive=True))
+        run_module(
+            "multiattach.cloud.volume_attachments",
+            dict(admin, volume=shared, servers=[], exclusive=True),
+        )
 
     problems = {module: documented(module, result) for module, result in results.items()}
     assert problems == {module: [] for module in results}

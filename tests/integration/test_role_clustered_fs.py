@@ -2,6 +2,7 @@
 
 The whole role (cluster stack, mkfs, mount on two nodes) runs in molecule/shared_disk.
 """
+
 import hashlib
 import os
 import subprocess
@@ -27,8 +28,20 @@ def sha256(path):
 @pytest.fixture
 def inventory(tmp_path):
     path = tmp_path / "hosts.yml"
-    path.write_text(yaml.safe_dump({"clustered_fs_nodes": {"hosts": {"localhost": {
-        "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "clustered_fs_nodes": {
+                    "hosts": {
+                        "localhost": {
+                            "ansible_connection": "local",
+                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                        }
+                    }
+                }
+            }
+        )
+    )
     return path
 
 
@@ -43,10 +56,12 @@ def loop_disk(tmp_path):
             handle.truncate(DISK_MIB << 20)
         if prepare:
             prepare(image)
-        device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True,
-                                capture_output=True, text=True).stdout.strip()
+        device = subprocess.run(
+            ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+        ).stdout.strip()
         devices.append(device)
         return device, image
+
     yield attach
     for device in devices:
         subprocess.run(["losetup", "--detach", device], check=False)
@@ -62,8 +77,11 @@ def ext4_with_data(image):
 def dos_partition_table(image):
     """One Linux partition in an MBR, written by hand (no fdisk on a minimal host)."""
     first_sector, sectors = 2048, (DISK_MIB << 11) - 2048
-    entry = (bytes([0x00, 0, 0, 0, 0x83, 0, 0, 0]) + first_sector.to_bytes(4, "little")
-             + sectors.to_bytes(4, "little"))
+    entry = (
+        bytes([0x00, 0, 0, 0, 0x83, 0, 0, 0])
+        + first_sector.to_bytes(4, "little")
+        + sectors.to_bytes(4, "little")
+    )
     with open(image, "r+b") as handle:
         handle.seek(446)
         handle.write(entry + bytes(48) + b"\x55\xaa")
@@ -71,12 +89,17 @@ def dos_partition_table(image):
 
 def ocfs2_with_two_slots(image):
     # -M local: no cluster stack on this machine; the slot count is the same on-disk field.
-    subprocess.run(["mkfs.ocfs2", "-q", "-M", "local", "-N", "2", "-L", "shared", str(image)], check=True)
+    subprocess.run(
+        ["mkfs.ocfs2", "-q", "-M", "local", "-N", "2", "-L", "shared", str(image)], check=True
+    )
 
 
 def gfs2_with_two_journals(image):
-    subprocess.run(["mkfs.gfs2", "-O", "-p", "lock_dlm", "-t", "lab:shared", "-j", "2", str(image)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["mkfs.gfs2", "-O", "-p", "lock_dlm", "-t", "lab:shared", "-j", "2", str(image)],
+        check=True,
+        capture_output=True,
+    )
 
 
 def run(inventory, device, **options):
@@ -152,44 +175,69 @@ def test_a_regular_file_is_not_taken_for_the_shared_disk(inventory, tmp_path):
     assert "is not a block device" in result.failure_message
 
 
-@pytest.mark.parametrize("fs_type,make,fix", [
-    ("ocfs2", ocfs2_with_two_slots, "add 1 more node slots first (tunefs.ocfs2 -N 3 "),
-    ("gfs2", gfs2_with_two_journals, "add 1 more journals first (gfs2_jadd -j 1 /srv/shared "),
-])
+@pytest.mark.parametrize(
+    "fs_type,make,fix",
+    [
+        ("ocfs2", ocfs2_with_two_slots, "add 1 more node slots first (tunefs.ocfs2 -N 3 "),
+        ("gfs2", gfs2_with_two_journals, "add 1 more journals first (gfs2_jadd -j 1 /srv/shared "),
+    ],
+)
 def test_a_cluster_larger_than_the_filesystems_slots_fails_naming_both_numbers_and_the_fix(
-        inventory, loop_disk, fs_type, make, fix):
+    inventory, loop_disk, fs_type, make, fix
+):
     device, image = loop_disk(make)
     before = sha256(image)
 
-    result = run(inventory, device, extra_vars={"clustered_fs_type": fs_type,
-                                                "clustered_fs_members": ["localhost", "node-2", "node-3"]})
+    result = run(
+        inventory,
+        device,
+        extra_vars={
+            "clustered_fs_type": fs_type,
+            "clustered_fs_members": ["localhost", "node-2", "node-3"],
+        },
+    )
 
     assert_clean_failure(result)
-    assert "has 2 %s and the cluster now has 3 nodes" % ("node slots" if fs_type == "ocfs2" else "journals") \
+    assert (
+        "has 2 %s and the cluster now has 3 nodes"
+        % ("node slots" if fs_type == "ocfs2" else "journals")
         in result.failure_message
+    )
     assert fix in result.failure_message
     assert sha256(image) == before
 
 
-@pytest.mark.parametrize("fs_type,make", [("ocfs2", ocfs2_with_two_slots), ("gfs2", gfs2_with_two_journals)])
-def test_a_filesystem_with_a_slot_for_every_node_is_kept_as_it_is(inventory, loop_disk, fs_type, make):
+@pytest.mark.parametrize(
+    "fs_type,make", [("ocfs2", ocfs2_with_two_slots), ("gfs2", gfs2_with_two_journals)]
+)
+def test_a_filesystem_with_a_slot_for_every_node_is_kept_as_it_is(
+    inventory, loop_disk, fs_type, make
+):
     device, image = loop_disk(make)
     before = sha256(image)
 
-    result = run(inventory, device, extra_vars={"clustered_fs_type": fs_type,
-                                                "clustered_fs_members": ["localhost", "node-2"]})
+    result = run(
+        inventory,
+        device,
+        extra_vars={"clustered_fs_type": fs_type, "clustered_fs_members": ["localhost", "node-2"]},
+    )
 
     assert not result.failures, result.failure_message
     assert all(r["_status"] == "skipped" for r in mkfs_results(result))
     assert sha256(image) == before
 
 
-@pytest.mark.parametrize("variable,value", [
-    ("clustered_fs_cluster_name", "a-cluster-name-too-long"),
-    ("clustered_fs_label", "bad label"),
-    ("clustered_fs_group", "no_such_group"),
-])
-def test_bad_cluster_settings_fail_before_the_disk_is_touched(inventory, loop_disk, variable, value):
+@pytest.mark.parametrize(
+    "variable,value",
+    [
+        ("clustered_fs_cluster_name", "a-cluster-name-too-long"),
+        ("clustered_fs_label", "bad label"),
+        ("clustered_fs_group", "no_such_group"),
+    ],
+)
+def test_bad_cluster_settings_fail_before_the_disk_is_touched(
+    inventory, loop_disk, variable, value
+):
     device, _image = loop_disk()
 
     result = run(inventory, device, extra_vars={variable: value})
@@ -200,20 +248,31 @@ def test_bad_cluster_settings_fail_before_the_disk_is_touched(inventory, loop_di
     assert not mkfs_results(result)
 
 
-def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_run(loop_disk, tmp_path):
+def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_run(
+    loop_disk, tmp_path
+):
     device, image = loop_disk(ext4_with_data)
     before = sha256(image)
     mount_point = tmp_path / "not-mounted"
 
-    result = run_module("multiattach.cloud.clustered_fs_info", {
-        "device": device, "filesystem": "ocfs2", "mount_point": str(mount_point),
-        "packages": ["util-linux", "no-such-package-here"]}, check=True)
+    result = run_module(
+        "multiattach.cloud.clustered_fs_info",
+        {
+            "device": device,
+            "filesystem": "ocfs2",
+            "mount_point": str(mount_point),
+            "packages": ["util-linux", "no-such-package-here"],
+        },
+        check=True,
+    )
 
     assert not result.get("failed"), result.get("msg")
     assert result["changed"] is False
     assert result["disk"] == {"path": device, "exists": True, "is_block_device": True}
     assert result["signature_type"] == "ext4" and "TYPE=ext4" in result["signatures"]
-    assert result["slots"] is None and result["o2cb_nodes"] == {} and result["stack_in_use"] is False
+    assert (
+        result["slots"] is None and result["o2cb_nodes"] == {} and result["stack_in_use"] is False
+    )
     assert result["missing_packages"] == ["no-such-package-here"]
     assert result["mount_point_is_dir"] is False and result["mounted_type"] == ""
     assert result["fstab_entry"] is None
@@ -221,8 +280,10 @@ def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_
 
 
 def test_clustered_fs_info_without_the_volume_reports_it_missing_and_probes_nothing(tmp_path):
-    result = run_module("multiattach.cloud.clustered_fs_info", {
-        "volume_id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "mount_point": str(tmp_path)})
+    result = run_module(
+        "multiattach.cloud.clustered_fs_info",
+        {"volume_id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "mount_point": str(tmp_path)},
+    )
 
     assert not result.get("failed"), result.get("msg")
     assert result["disk"] == {"path": None, "exists": False, "is_block_device": False}
@@ -230,9 +291,14 @@ def test_clustered_fs_info_without_the_volume_reports_it_missing_and_probes_noth
 
 
 def test_clustered_fs_info_refuses_both_a_volume_and_a_device(tmp_path):
-    result = run_module("multiattach.cloud.clustered_fs_info", {
-        "volume_id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", "device": "/dev/vdb",
-        "mount_point": str(tmp_path)})
+    result = run_module(
+        "multiattach.cloud.clustered_fs_info",
+        {
+            "volume_id": "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11",
+            "device": "/dev/vdb",
+            "mount_point": str(tmp_path),
+        },
+    )
 
     assert result.get("failed") and "mutually exclusive" in result["msg"]
 
@@ -240,8 +306,10 @@ def test_clustered_fs_info_refuses_both_a_volume_and_a_device(tmp_path):
 def test_clustered_fs_info_counts_a_real_gfs2_journals(loop_disk, tmp_path):
     device, unused = loop_disk(gfs2_with_two_journals)
 
-    result = run_module("multiattach.cloud.clustered_fs_info", {
-        "device": device, "filesystem": "gfs2", "mount_point": str(tmp_path)})
+    result = run_module(
+        "multiattach.cloud.clustered_fs_info",
+        {"device": device, "filesystem": "gfs2", "mount_point": str(tmp_path)},
+    )
 
     assert not result.get("failed"), result.get("msg")
     assert result["signature_type"] == "gfs2" and result["slots"] == 2
@@ -277,21 +345,32 @@ def mounted_elsewhere(loop_disk, tmp_path):
 def mounts_of(device):
     number = os.stat(device).st_rdev
     wanted = "%d:%d" % (os.major(number), os.minor(number))
-    return [line.split()[4].replace("\\040", " ") for line in Path("/proc/self/mountinfo").read_text().splitlines()
-            if line.split()[2] == wanted]
+    return [
+        line.split()[4].replace("\\040", " ")
+        for line in Path("/proc/self/mountinfo").read_text().splitlines()
+        if line.split()[2] == wanted
+    ]
 
 
 def leave(inventory, device, check=False):
     # gfs2: this machine runs no systemd and has no corosync or dlm unit, so the stack's stop is
     # skipped as on a node whose stack is down; o2cb's SysV script would be found and fail.
-    return run_playbook_file(LEAVE_PLAYBOOK, inventory=inventory, check=check, extra_vars={
-        "clustered_fs_device": device, "clustered_fs_mount_point": "/srv/leave-test",
-        "clustered_fs_type": "gfs2"})
+    return run_playbook_file(
+        LEAVE_PLAYBOOK,
+        inventory=inventory,
+        check=check,
+        extra_vars={
+            "clustered_fs_device": device,
+            "clustered_fs_mount_point": "/srv/leave-test",
+            "clustered_fs_type": "gfs2",
+        },
+    )
 
 
 @pytest.mark.parametrize("check", [False, True])
 def test_leave_refuses_while_a_process_holds_the_disk_mounted_where_the_role_was_not_told(
-        inventory, mounted_elsewhere, check):
+    inventory, mounted_elsewhere, check
+):
     device, targets = mounted_elsewhere
     holder = subprocess.Popen(["sleep", "300"], cwd=targets[1])
     try:
@@ -308,7 +387,9 @@ def test_leave_refuses_while_a_process_holds_the_disk_mounted_where_the_role_was
     assert not any(r.get("ansible_facts", {}).get("clustered_fs_left") for r in result.results)
 
 
-def test_leave_unmounts_every_mount_of_the_disk_and_drops_its_fstab_entries(inventory, mounted_elsewhere):
+def test_leave_unmounts_every_mount_of_the_disk_and_drops_its_fstab_entries(
+    inventory, mounted_elsewhere
+):
     device, targets = mounted_elsewhere
 
     checked = leave(inventory, device, check=True)
@@ -323,9 +404,17 @@ def test_leave_unmounts_every_mount_of_the_disk_and_drops_its_fstab_entries(inve
     assert any(r.get("ansible_facts", {}).get("clustered_fs_left") for r in result.results)
 
 
-def test_clustered_fs_mkfs_makes_gfs2_once_keeps_mkfs_own_question_and_never_writes_over_data(loop_disk):
+def test_clustered_fs_mkfs_makes_gfs2_once_keeps_mkfs_own_question_and_never_writes_over_data(
+    loop_disk,
+):
     empty, _empty_image = loop_disk()
-    options = {"device": empty, "filesystem": "gfs2", "slots": 2, "cluster_name": "lab", "label": "shared"}
+    options = {
+        "device": empty,
+        "filesystem": "gfs2",
+        "slots": 2,
+        "cluster_name": "lab",
+        "label": "shared",
+    }
 
     checked = run_module("multiattach.cloud.clustered_fs_mkfs", options, check=True)
     assert checked["changed"] is True and checked["command"][0] == "mkfs.gfs2", checked
@@ -342,6 +431,10 @@ def test_clustered_fs_mkfs_makes_gfs2_once_keeps_mkfs_own_question_and_never_wri
     holding, image = loop_disk(ext4_with_data)
     before = sha256(image)
     refused = run_module("multiattach.cloud.clustered_fs_mkfs", dict(options, device=holding))
-    assert refused.get("failed") and "TYPE=ext4" in refused["msg"] and "never formatted" in refused["msg"]
+    assert (
+        refused.get("failed")
+        and "TYPE=ext4" in refused["msg"]
+        and "never formatted" in refused["msg"]
+    )
     subprocess.run(["blockdev", "--flushbufs", holding], check=True)
     assert sha256(image) == before

@@ -1,4 +1,5 @@
 """compute_shareable_disks on this machine: libvirt and QEMU from Debian, the local cloud's Placement."""
+
 from pathlib import Path
 
 import pytest
@@ -41,9 +42,13 @@ def test_a_rerun_changes_nothing_and_restarts_nothing(prepared_host):
 
 
 def test_too_old_libvirt_fails_with_the_versions_found(prepared_host):
-    run = run_playbook_file(PLAYBOOK, extra_vars={
-        "compute_shareable_disks_min_libvirt_version": "99.0",
-        "compute_shareable_disks_min_qemu_version": "99.1"})
+    run = run_playbook_file(
+        PLAYBOOK,
+        extra_vars={
+            "compute_shareable_disks_min_libvirt_version": "99.0",
+            "compute_shareable_disks_min_qemu_version": "99.1",
+        },
+    )
     assert run.failures
     found = prepared_host.result(READ_TASK)
     assert "libvirt %s is older than 99.0.0" % found["libvirt_version"] in run.failure_message
@@ -51,22 +56,25 @@ def test_too_old_libvirt_fails_with_the_versions_found(prepared_host):
 
 
 def test_an_instances_directory_that_is_missing_fails_and_says_so(prepared_host, tmp_path):
-    run = run_playbook_file(PLAYBOOK, extra_vars={
-        "compute_shareable_disks_instances_path": str(tmp_path / "missing")})
+    run = run_playbook_file(
+        PLAYBOOK, extra_vars={"compute_shareable_disks_instances_path": str(tmp_path / "missing")}
+    )
     assert run.failures and "does not exist" in run.failure_message
 
 
 def test_the_node_is_checked_through_placement_and_nova(prepared_host):
     node = prepared_host.result(
-        "Ask Nova and Placement about the compute node (multiattach trait; up, enabled, QEMU version)")
+        "Ask Nova and Placement about the compute node (multiattach trait; up, enabled, QEMU version)"
+    )
     assert node["ready"] is True
     checks = {c["name"]: c for c in node["checks"]}
     assert set(checks) == {"compute_nodes_multiattach_trait", "compute_nodes_hypervisor"}
     assert "localcloud" in checks["compute_nodes_multiattach_trait"]["detail"]
     assert "localcloud (fake)" in checks["compute_nodes_hypervisor"]["detail"]
 
-    unknown = run_playbook_file(PLAYBOOK, extra_vars={
-        "compute_shareable_disks_compute_node": "no-such-node"})
+    unknown = run_playbook_file(
+        PLAYBOOK, extra_vars={"compute_shareable_disks_compute_node": "no-such-node"}
+    )
     assert unknown.failures
     assert "Placement knows no compute node named no-such-node" in unknown.failure_message
     assert "Nova knows no compute node named no-such-node" in unknown.failure_message
@@ -76,21 +84,29 @@ def test_a_cloud_missing_from_clouds_yaml_is_a_warning_not_a_failure(prepared_ho
     run = run_playbook_file(PLAYBOOK, extra_vars={"compute_shareable_disks_cloud": "no-such-cloud"})
     assert not run.failures, run.failure_message
     warning = run.result(
-        "Warn that the compute node was not checked through the cloud because it could not be asked")
+        "Warn that the compute node was not checked through the cloud because it could not be asked"
+    )
     assert "no-such-cloud" in warning["msg"]
 
 
 def test_libvirt_host_info_names_an_unreachable_libvirt(prepared_host):
-    result = run_module("multiattach.cloud.libvirt_host_info", {
-        "uri": "qemu:///system?socket=%s/no-such-socket" % STATE})
+    result = run_module(
+        "multiattach.cloud.libvirt_host_info",
+        {"uri": "qemu:///system?socket=%s/no-such-socket" % STATE},
+    )
     assert result["failed"] and "cannot connect to libvirt at qemu:///system" in result["msg"]
     assert "Start libvirtd" in result["msg"] and "Traceback" not in result["msg"]
 
 
 def test_libvirt_host_info_fails_on_request_naming_each_problem(prepared_host, tmp_path):
-    result = run_module("multiattach.cloud.libvirt_host_info", {
-        "instances_path": str(tmp_path / "nope"), "min_qemu_version": "50",
-        "fail_when_unsupported": True})
+    result = run_module(
+        "multiattach.cloud.libvirt_host_info",
+        {
+            "instances_path": str(tmp_path / "nope"),
+            "min_qemu_version": "50",
+            "fail_when_unsupported": True,
+        },
+    )
     assert result["failed"]
     assert "does not exist" in result["msg"] and "older than 50.0.0" in result["msg"]
     assert result["libvirt_version"], "the facts found are still returned"
@@ -115,7 +131,9 @@ def test_libvirt_host_info_in_check_mode_writes_nothing(prepared_host, tmp_path)
     assert events == [], "check mode wrote into the instances directory: %s" % events
     assert reading["o_direct"]["supported"] is True, reading
     assert "O_DIRECT read" in reading["o_direct"]["detail"]
-    assert skipped["o_direct"]["supported"] is None and "not probed" in skipped["o_direct"]["detail"]
+    assert (
+        skipped["o_direct"]["supported"] is None and "not probed" in skipped["o_direct"]["detail"]
+    )
     assert not reading.get("failed") and not skipped.get("failed")
 
 
@@ -129,6 +147,11 @@ def test_libvirt_host_info_never_writes_its_probe_into_the_root_directory(prepar
 
 
 def test_the_role_waits_for_libvirtd_without_probing(prepared_host):
-    tasks = (Path(__file__).resolve().parents[2] / "roles" / "compute_shareable_disks" / "tasks"
-             / "install.yml").read_text()
+    tasks = (
+        Path(__file__).resolve().parents[2]
+        / "roles"
+        / "compute_shareable_disks"
+        / "tasks"
+        / "install.yml"
+    ).read_text()
     assert "instances_path: /\n" not in tasks and "probe_o_direct: false" in tasks

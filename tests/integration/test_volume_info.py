@@ -1,4 +1,5 @@
 """multiattach.cloud.volume_info against the local cloud."""
+
 import uuid
 
 import pytest
@@ -14,22 +15,31 @@ def shared_volume(lab, admin_cloud):
     for server in servers:
         multiattach_probe.wait_until(
             "volume to settle",
-            lambda: multiattach_probe.volume_state(admin_cloud, shared.id)["status"]
-            in ("available", "in-use"), 60)
+            lambda: (
+                multiattach_probe.volume_state(admin_cloud, shared.id)["status"]
+                in ("available", "in-use")
+            ),
+            60,
+        )
         response = multiattach_probe.attach(admin_cloud, server.id, shared.id)
         assert response.status_code == 200, response.text
     multiattach_probe.wait_until(
         "two attachments",
-        lambda: len(multiattach_probe.volume_state(admin_cloud, shared.id)["attached_servers"]) == 2,
-        60)
+        lambda: (
+            len(multiattach_probe.volume_state(admin_cloud, shared.id)["attached_servers"]) == 2
+        ),
+        60,
+    )
     yield dict(lab, servers=servers)
     for server in servers:
         multiattach_probe.detach(admin_cloud, server.id, shared.id)
 
 
 def test_a_volume_by_name_shows_every_attachment(shared_volume):
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-admin", "name": shared_volume["shared"].name})
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {"cloud": "local-admin", "name": shared_volume["shared"].name},
+    )
 
     assert not result.get("failed"), result.get("msg")
     assert result["changed"] is False
@@ -48,14 +58,17 @@ def test_a_volume_by_name_shows_every_attachment(shared_volume):
 
 
 def test_a_volume_by_id_is_found_too(shared_volume):
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-admin", "name": shared_volume["shared"].id})
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {"cloud": "local-admin", "name": shared_volume["shared"].id},
+    )
     assert [v["name"] for v in result["volumes"]] == [shared_volume["shared"].name]
 
 
 def test_multiattach_only_leaves_out_ordinary_volumes(shared_volume):
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-admin", "multiattach_only": True})
+    result = run_module(
+        "multiattach.cloud.volume_info", {"cloud": "local-admin", "multiattach_only": True}
+    )
     names = [v["name"] for v in result["volumes"]]
     assert shared_volume["shared"].name in names
     assert shared_volume["plain"].name not in names
@@ -63,26 +76,35 @@ def test_multiattach_only_leaves_out_ordinary_volumes(shared_volume):
 
 
 def test_an_unknown_volume_gives_an_empty_list(shared_volume):
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-admin", "name": "no-such-volume-" + uuid.uuid4().hex})
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {"cloud": "local-admin", "name": "no-such-volume-" + uuid.uuid4().hex},
+    )
     assert result["volumes"] == [] and not result.get("failed")
 
 
 def test_a_member_does_not_see_the_admin_projects_volume(shared_volume):
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-member", "name": shared_volume["shared"].name})
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {"cloud": "local-member", "name": shared_volume["shared"].name},
+    )
     assert result["volumes"] == []
 
 
 def test_check_mode_reads_the_same(shared_volume):
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-admin", "name": shared_volume["shared"].name}, check=True)
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {"cloud": "local-admin", "name": shared_volume["shared"].name},
+        check=True,
+    )
     assert len(result["volumes"]) == 1 and result["changed"] is False
 
 
 def test_wrong_password_fails_with_a_message_and_no_traceback():
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": "local-admin", "auth": {"password": "wrong-" + uuid.uuid4().hex}})
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {"cloud": "local-admin", "auth": {"password": "wrong-" + uuid.uuid4().hex}},
+    )
     assert result["failed"] is True
     assert "authentication failed" in result["msg"]
     assert "Traceback" not in result["msg"]
@@ -95,17 +117,29 @@ def test_an_unknown_cloud_name_fails_with_a_message():
 
 
 def test_an_unreachable_endpoint_fails_with_a_message():
-    result = run_module("multiattach.cloud.volume_info", {
-        "cloud": {"auth": {"auth_url": "http://127.0.0.1:9/v3", "username": "u", "password": "p",
-                           "project_name": "p", "user_domain_name": "Default",
-                           "project_domain_name": "Default"},
-                  "api_timeout": 5}})
+    result = run_module(
+        "multiattach.cloud.volume_info",
+        {
+            "cloud": {
+                "auth": {
+                    "auth_url": "http://127.0.0.1:9/v3",
+                    "username": "u",
+                    "password": "p",
+                    "project_name": "p",
+                    "user_domain_name": "Default",
+                    "project_domain_name": "Default",
+                },
+                "api_timeout": 5,
+            }
+        },
+    )
     assert result["failed"] is True
     assert "cannot reach the cloud" in result["msg"] and "127.0.0.1:9" in result["msg"]
 
 
 def test_a_cloud_dict_with_other_connection_options_is_refused():
-    result = run_module("multiattach.cloud.volume_info",
-                        {"cloud": {"auth": {}}, "region_name": "RegionOne"})
+    result = run_module(
+        "multiattach.cloud.volume_info", {"cloud": {"auth": {}}, "region_name": "RegionOne"}
+    )
     assert result["failed"] is True
     assert "region_name must not be set" in result["msg"]

@@ -4,6 +4,7 @@ Cinder takes one attach or detach of a volume at a time and refuses the others w
 HTTP 400; each run must wait its turn, and the end state must be exactly what the
 four runs together asked for, with no attachment left half made.
 """
+
 import os
 import threading
 
@@ -31,8 +32,9 @@ def four_servers(admin_cloud):
 
 
 def attachment_records(conn, volume_id):
-    listing = conn.block_storage.get("/attachments/detail?all_tenants=1&volume_id=%s" % volume_id,
-                                     microversion="3.27").json()["attachments"]
+    listing = conn.block_storage.get(
+        "/attachments/detail?all_tenants=1&volume_id=%s" % volume_id, microversion="3.27"
+    ).json()["attachments"]
     return sorted((a["instance"], a["status"]) for a in listing)
 
 
@@ -42,6 +44,7 @@ def run_at_once(tasks_per_run):
     def run(index):
         results, completed = run_playbook(tasks_per_run[index])
         outcomes[index] = (results, completed)
+
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(tasks_per_run))]
     for thread in threads:
         thread.start()
@@ -55,25 +58,59 @@ def test_three_attaches_and_one_detach_at_once_end_exactly_as_asked(four_servers
     conn, volume, servers = four_servers
     names = [s.name for s in servers]
     # Start: only the server to detach holds the volume.
-    start = run_playbook([{"name": "start", "multiattach.cloud.volume_attachments": {
-        "cloud": "local-admin", "volume": volume.id, "servers": [names[0]], "exclusive": True}}])
+    start = run_playbook(
+        [
+            {
+                "name": "start",
+                "multiattach.cloud.volume_attachments": {
+                    "cloud": "local-admin",
+                    "volume": volume.id,
+                    "servers": [names[0]],
+                    "exclusive": True,
+                },
+            }
+        ]
+    )
     assert not start[0][0].get("failed"), start[0][0].get("msg")
 
     def server_volume(name, state):
-        return [{"name": "%s %s" % (state, name), "multiattach.cloud.server_volume": {
-            "cloud": "local-admin", "volume": volume.id, "server": name, "state": state,
-            "timeout": 240}}]
-    runs = [server_volume(names[1], "present"), server_volume(names[2], "present"),
-            [{"name": "attach %s" % names[3], "multiattach.cloud.volume_attachments": {
-                "cloud": "local-admin", "volume": volume.id, "servers": [names[3]],
-                "timeout": 240}}],
-            server_volume(names[0], "absent")]
+        return [
+            {
+                "name": "%s %s" % (state, name),
+                "multiattach.cloud.server_volume": {
+                    "cloud": "local-admin",
+                    "volume": volume.id,
+                    "server": name,
+                    "state": state,
+                    "timeout": 240,
+                },
+            }
+        ]
+
+    runs = [
+        server_volume(names[1], "present"),
+        server_volume(names[2], "present"),
+        [
+            {
+                "name": "attach %s" % names[3],
+                "multiattach.cloud.volume_attachments": {
+                    "cloud": "local-admin",
+                    "volume": volume.id,
+                    "servers": [names[3]],
+                    "timeout": 240,
+                },
+            }
+        ],
+        server_volume(names[0], "absent"),
+    ]
     if round_number % 2:
         runs.reverse()  # the detach starts first
 
     outcomes = run_at_once(runs)
 
-    failures = [results[0].get("msg") for results, _completed in outcomes if results[0].get("failed")]
+    failures = [
+        results[0].get("msg") for results, _completed in outcomes if results[0].get("failed")
+    ]
     assert failures == []
     final = conn.block_storage.get_volume(volume.id)
     by_id = {s.id: s.name for s in servers}

@@ -15,6 +15,7 @@ state written into a database) are undone by a re-run.
 
 Slow (RPC timeouts): the last step of `make integration`, or alone with `make reliability`.
 """
+
 import datetime
 import json
 import signal
@@ -46,8 +47,9 @@ class Service:
         self.name = name
         self.record = json.loads((RUN_DIR / (name + ".proc.json")).read_text())
         with open("/proc/%d/environ" % self.record["pid"], "rb") as handle:
-            self.environment = dict(item.decode().split("=", 1)
-                                    for item in handle.read().split(b"\0") if b"=" in item)
+            self.environment = dict(
+                item.decode().split("=", 1) for item in handle.read().split(b"\0") if b"=" in item
+            )
 
     def kill(self):
         """SIGKILL to the daemon's whole process group: a crash, no graceful shutdown.
@@ -67,9 +69,12 @@ class Service:
         subprocess.run(PROCS + ["stop", self.name], check=True, capture_output=True)
 
     def start(self):
-        subprocess.run(PROCS + ["start", "--log", self.record["log"], self.name, "--",
-                                *self.record["argv"]], check=True, capture_output=True,
-                       env=self.environment)
+        subprocess.run(
+            PROCS + ["start", "--log", self.record["log"], self.name, "--", *self.record["argv"]],
+            check=True,
+            capture_output=True,
+            env=self.environment,
+        )
 
 
 def make_lab(admin_cloud, server_count):
@@ -92,22 +97,35 @@ def volume_and_servers(admin_cloud):
 
 
 def attachments_task(volume, names, timeout, exclusive=False, **options):
-    return [{"name": "attachments", "ignore_errors": True,
-             "multiattach.cloud.volume_attachments": dict(
-                 {"cloud": "local-admin", "volume": volume.id, "servers": names,
-                  "exclusive": exclusive, "timeout": timeout}, **options)}]
+    return [
+        {
+            "name": "attachments",
+            "ignore_errors": True,
+            "multiattach.cloud.volume_attachments": dict(
+                {
+                    "cloud": "local-admin",
+                    "volume": volume.id,
+                    "servers": names,
+                    "exclusive": exclusive,
+                    "timeout": timeout,
+                },
+                **options,
+            ),
+        }
+    ]
 
 
 def run_task(volume, names, exclusive=False, timeout=SETTLE_TIMEOUT, **options):
-    results, _completed = run_playbook(attachments_task(volume, names, timeout, exclusive,
-                                                        **options))
+    results, _completed = run_playbook(
+        attachments_task(volume, names, timeout, exclusive, **options)
+    )
     return results[0]
 
 
 def records(conn, volume_id, by_id):
     listing = conn.block_storage.get(
-        "/attachments/detail?all_tenants=1&volume_id=%s" % volume_id,
-        microversion="3.27").json()["attachments"]
+        "/attachments/detail?all_tenants=1&volume_id=%s" % volume_id, microversion="3.27"
+    ).json()["attachments"]
     return sorted((by_id.get(a["instance"], a["instance"]), a["status"]) for a in listing)
 
 
@@ -176,7 +194,9 @@ def inject(fault):
 
 
 def holders(conn, volume_id, by_id):
-    return sorted(by_id[a["server_id"]] for a in conn.block_storage.get_volume(volume_id).attachments)
+    return sorted(
+        by_id[a["server_id"]] for a in conn.block_storage.get_volume(volume_id).attachments
+    )
 
 
 def reported_at(service):
@@ -195,10 +215,11 @@ def wait_until_services_report(conn, since, timeout=180):
     started = time.monotonic()
     since = since.replace(microsecond=0, tzinfo=None)
     while True:
-        stale = ["%s on %s" % (svc.binary, svc.host)
-                 for svc in list(conn.compute.services()) + list(conn.block_storage.services())
-                 if svc.state != "up" or not svc.updated_at
-                 or reported_at(svc) < since]
+        stale = [
+            "%s on %s" % (svc.binary, svc.host)
+            for svc in list(conn.compute.services()) + list(conn.block_storage.services())
+            if svc.state != "up" or not svc.updated_at or reported_at(svc) < since
+        ]
         if not stale:
             return time.monotonic() - started
         assert time.monotonic() - started < timeout, "no report since the fault: %s" % stale
@@ -211,7 +232,8 @@ FAULTS = ["cinder-volume killed", "nova-compute killed", "rabbitmq restarted"]
 @pytest.mark.parametrize("action", ["attach", "detach"])
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_during_the_call_fails_clearly_and_a_rerun_converges(
-        volume_and_servers, fault, action):
+    volume_and_servers, fault, action
+):
     conn, volume, by_id = volume_and_servers
     names = sorted(by_id.values())
     if action == "attach":
@@ -234,10 +256,21 @@ def test_a_fault_during_the_call_fails_clearly_and_a_rerun_converges(
     back_up = wait_until_services_report(conn, restarted)
 
     result = results[0]
-    print("%s during %s (seen: %s; the run at work: %s, held by %s of %s wanted): %.0f s, %s; "
-          "every service up %.0f s after the restart"
-          % (fault, action, seen, still_running, held, wanted, seconds,
-             result.get("msg", "succeeded"), back_up))
+    print(
+        "%s during %s (seen: %s; the run at work: %s, held by %s of %s wanted): %.0f s, %s; "
+        "every service up %.0f s after the restart"
+        % (
+            fault,
+            action,
+            seen,
+            still_running,
+            held,
+            wanted,
+            seconds,
+            result.get("msg", "succeeded"),
+            back_up,
+        )
+    )
     assert still_running, "the run had ended when the fault struck"
     assert held != wanted, "the volume showed every call done before the fault struck"
     assert "Traceback" not in output
@@ -297,12 +330,17 @@ def abandon_the_transition(conn, volume, wanted, exclusive, by_id):
     before = conn.block_storage.get_volume(volume.id)
     time.sleep(5)
     after = conn.block_storage.get_volume(volume.id)
-    stuck = [(name, status) for name, status in records(conn, volume.id, by_id)
-             if status in TRANSITIONS]
-    print("seen %s; the run: %s; then volume %s, attachments in transition %s"
-          % (seen, results[0].get("msg", "succeeded"), after.status, stuck))
-    if after.status in TRANSITIONS and (after.status, after.updated_at) == \
-            (before.status, before.updated_at):
+    stuck = [
+        (name, status) for name, status in records(conn, volume.id, by_id) if status in TRANSITIONS
+    ]
+    print(
+        "seen %s; the run: %s; then volume %s, attachments in transition %s"
+        % (seen, results[0].get("msg", "succeeded"), after.status, stuck)
+    )
+    if after.status in TRANSITIONS and (after.status, after.updated_at) == (
+        before.status,
+        before.updated_at,
+    ):
         return after.status, stuck
     return None
 
@@ -317,8 +355,9 @@ def strike_until_abandoned(conn, volume, wanted, exclusive, by_id, restore):
             print("abandoned at attempt %d: %s" % (attempt, abandoned))
             return abandoned
         restore()
-    raise AssertionError("nova-compute finished before it was frozen, three times: no "
-                         "transition was abandoned")
+    raise AssertionError(
+        "nova-compute finished before it was frozen, three times: no transition was abandoned"
+    )
 
 
 def rerun_undoes_it(conn, volume, wanted, exclusive, by_id, warned):
@@ -340,22 +379,26 @@ def test_a_detach_abandoned_by_a_dead_compute_service_is_rolled_back(volume_and_
     assert not run_task(volume, names[:2]).get("failed")
 
     status, _stuck = strike_until_abandoned(
-        conn, volume, names[:1], True, by_id,
-        restore=lambda: run_task(volume, names[:2]))
+        conn, volume, names[:1], True, by_id, restore=lambda: run_task(volume, names[:2])
+    )
 
     assert status == "detaching"
     rerun_undoes_it(conn, volume, names[:1], True, by_id, "rolled back to in-use")
 
 
-def test_an_attach_abandoned_by_a_dead_compute_service_is_undone_and_made_again(
-        volume_and_servers):
+def test_an_attach_abandoned_by_a_dead_compute_service_is_undone_and_made_again(volume_and_servers):
     conn, volume, by_id = volume_and_servers
     names = sorted(by_id.values())
     assert not run_task(volume, names[:1]).get("failed")
 
     status, stuck = strike_until_abandoned(
-        conn, volume, names[:2], False, by_id,
-        restore=lambda: run_task(volume, names[:1], exclusive=True))
+        conn,
+        volume,
+        names[:2],
+        False,
+        by_id,
+        restore=lambda: run_task(volume, names[:1], exclusive=True),
+    )
 
     assert status in ("reserved", "attaching") and stuck == [(names[1], status)], stuck
     rerun_undoes_it(conn, volume, names[:2], False, by_id, "abandoned by its compute service")

@@ -4,6 +4,7 @@ SSH keys from meta_data.json. A small stand-in for cloud-init, which costs too l
 under QEMU's TCG. Run by config-drive-apply.service when the kernel command line has
 openstack.config_drive (the guest image's Glance properties set it).
 """
+
 import ipaddress
 import json
 import os
@@ -43,10 +44,18 @@ def write_networks(network):
         if net.get("type") != "ipv4":
             continue
         prefix = ipaddress.IPv4Network("0.0.0.0/" + net["netmask"]).prefixlen
-        lines = ["[Match]", "MACAddress=" + macs[net["link"]], "", "[Network]",
-                 "Address=%s/%d" % (net["ip_address"], prefix)]
-        lines += ["Gateway=" + route["gateway"] for route in net.get("routes", [])
-                  if route.get("network") == "0.0.0.0"]
+        lines = [
+            "[Match]",
+            "MACAddress=" + macs[net["link"]],
+            "",
+            "[Network]",
+            "Address=%s/%d" % (net["ip_address"], prefix),
+        ]
+        lines += [
+            "Gateway=" + route["gateway"]
+            for route in net.get("routes", [])
+            if route.get("network") == "0.0.0.0"
+        ]
         path = os.path.join(NETWORK_DIR, "10-config-drive-%d.network" % index)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write("\n".join(lines) + "\n")
@@ -77,8 +86,10 @@ def main():
     network, meta = read_drive()
     write_networks(network)
     apply_meta(meta)
-    print("config drive applied: %d networks, hostname %s"
-          % (len(network.get("networks", [])), meta.get("hostname")))
+    print(
+        "config drive applied: %d networks, hostname %s"
+        % (len(network.get("networks", [])), meta.get("hostname"))
+    )
 
 
 if __name__ == "__main__":

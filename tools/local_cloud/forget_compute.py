@@ -8,6 +8,7 @@ Placement resource provider with it. `make cloud-down` runs this while the full 
 still up: its servers' volumes live on the RBD backend, which only that profile serves, so
 Nova can detach them then and not later. Prints a JSON summary.
 """
+
 import json
 import sys
 import time
@@ -33,7 +34,8 @@ def forget(conn, host, done):
             "servers on %s were not deleted within %d s (%s): their volumes are on a backend "
             "of the full profile. Run `make cloud-up CLOUD_PROFILE=full` and then `make "
             "cloud-down`, which deletes them while that backend is up"
-            % (host, WAIT_SECONDS, ", ".join(s.id for s in servers)))
+            % (host, WAIT_SECONDS, ", ".join(s.id for s in servers))
+        )
     for service in services:
         conn.compute.delete_service(service)
     done.append(host)

@@ -10,6 +10,7 @@ physical_interface_mappings). A veth is used because a bridge with no port has n
 this kernel has no dummy links; the guests talk to each other through LOWER, and this machine
 reaches them through PEER, which holds ADDRESS. Prints a JSON summary: {"changed": ...}.
 """
+
 import json
 import os
 import subprocess
@@ -44,7 +45,7 @@ def up(lower, peer, address):
 def flags(name):
     """The link's flags, e.g. {'BROADCAST', 'UP', 'LOWER_UP'}."""
     shown = ip("-o", "link", "show", "dev", name).stdout
-    return set(shown[shown.index("<") + 1:shown.index(">")].split(","))
+    return set(shown[shown.index("<") + 1 : shown.index(">")].split(","))
 
 
 def down(lower):

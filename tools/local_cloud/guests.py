@@ -16,6 +16,7 @@ servers of one cluster in one server group with the soft-anti-affinity policy (n
 key pair), spread over compute hosts where there are several. Prints JSON: changed, and for ensure
 each server's id and address.
 """
+
 import datetime
 import json
 import sys
@@ -53,14 +54,20 @@ def ensure(conn, names, key_name, public_key):
     network = conn.network.find_network(NETWORK, ignore_missing=False)
     for name in names:
         if conn.compute.find_server(name, ignore_missing=True) is None:
-            conn.compute.create_server(name=name, image_id=image.id, flavor_id=flavor.id,
-                                       networks=[{"uuid": network.id}], key_name=key_name,
-                                       scheduler_hints={"group": group.id})
+            conn.compute.create_server(
+                name=name,
+                image_id=image.id,
+                flavor_id=flavor.id,
+                networks=[{"uuid": network.id}],
+                key_name=key_name,
+                scheduler_hints={"group": group.id},
+            )
             changed = True
     servers = {}
     for name in names:
         server = conn.compute.wait_for_server(
-            conn.compute.find_server(name, ignore_missing=False), wait=ACTIVE_SECONDS)
+            conn.compute.find_server(name, ignore_missing=False), wait=ACTIVE_SECONDS
+        )
         servers[name] = {"id": server.id, "address": address(server)}
     return {"changed": changed, "servers": servers}
 
@@ -75,7 +82,9 @@ def delete(conn, names, key_name):
     keypair = None if key_name == "-" else conn.compute.find_keypair(key_name)
     if keypair is not None:
         conn.compute.delete_keypair(keypair)
-    group = None if key_name == "-" else conn.compute.find_server_group(key_name, ignore_missing=True)
+    group = (
+        None if key_name == "-" else conn.compute.find_server_group(key_name, ignore_missing=True)
+    )
     if group is not None:
         conn.compute.delete_server_group(group)
     return {"changed": bool(found) or keypair is not None or group is not None}
@@ -106,10 +115,18 @@ def actions(conn, name):
             except openstack.exceptions.SDKException:
                 users[user_id] = None
         return users[user_id]
-    found = [{"action": action.action, "user_id": action.user_id, "user_name": user_name(action.user_id),
-              "start": datetime.datetime.fromisoformat(action.start_time.replace("Z", "+00:00"))
-              .replace(tzinfo=datetime.timezone.utc).timestamp()}
-             for action in conn.compute.server_actions(server)]
+
+    found = [
+        {
+            "action": action.action,
+            "user_id": action.user_id,
+            "user_name": user_name(action.user_id),
+            "start": datetime.datetime.fromisoformat(action.start_time.replace("Z", "+00:00"))
+            .replace(tzinfo=datetime.timezone.utc)
+            .timestamp(),
+        }
+        for action in conn.compute.server_actions(server)
+    ]
     return {"changed": False, "actions": sorted(found, key=lambda action: action["start"])}
 
 

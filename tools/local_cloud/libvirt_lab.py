@@ -10,6 +10,7 @@
 Through libvirt-python on qemu:///system. `make cloud-down` runs clean before it stops
 libvirtd, so no guest and no secret outlives the cloud.
 """
+
 import base64
 import re
 import sys

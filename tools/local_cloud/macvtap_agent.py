@@ -5,6 +5,7 @@ that inherits the privsep client without the thread that reads its answers, and 
 on its first privileged call ("msgid should be in oustanding_msgs"). Launched with no_fork the
 agent runs in the process that started privsep. Arguments are the agent's own.
 """
+
 import functools
 import sys
 

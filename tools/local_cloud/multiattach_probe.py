@@ -52,13 +52,15 @@ def attach(conn, server_id, volume_id, microversion=MULTIATTACH_MICROVERSION):
     return conn.compute.post(
         "/servers/%s/os-volume_attachments" % server_id,
         json={"volumeAttachment": {"volumeId": volume_id}},
-        microversion=microversion)
+        microversion=microversion,
+    )
 
 
 def detach(conn, server_id, volume_id):
     return conn.compute.delete(
         "/servers/%s/os-volume_attachments/%s" % (server_id, volume_id),
-        microversion=MULTIATTACH_MICROVERSION)
+        microversion=MULTIATTACH_MICROVERSION,
+    )
 
 
 class Probe:
@@ -74,33 +76,43 @@ class Probe:
 
     def create_type(self):
         self.volume_type = self.conn.block_storage.create_type(
-            name=self.prefix + "-type", extra_specs={"multiattach": "<is> True"})
+            name=self.prefix + "-type", extra_specs={"multiattach": "<is> True"}
+        )
         return self.volume_type
 
     def create_volume(self, name, **attrs):
-        volume = self.conn.block_storage.create_volume(name=self.prefix + "-" + name, size=1, **attrs)
+        volume = self.conn.block_storage.create_volume(
+            name=self.prefix + "-" + name, size=1, **attrs
+        )
         self.volumes.append(volume)
         return self.conn.block_storage.wait_for_status(
-            volume, status="available", failures=["error"], interval=POLL_SECONDS,
-            wait=VOLUME_TIMEOUT)
+            volume,
+            status="available",
+            failures=["error"],
+            interval=POLL_SECONDS,
+            wait=VOLUME_TIMEOUT,
+        )
 
     def create_server(self, name):
         """A server booted from SERVER_IMAGE on SERVER_FLAVOR (imageRef and flavorRef)."""
         if self._boot is None:
-            self._boot = (self.conn.image.find_image(SERVER_IMAGE, ignore_missing=False).id,
-                          self.conn.compute.find_flavor(SERVER_FLAVOR, ignore_missing=False).id)
+            self._boot = (
+                self.conn.image.find_image(SERVER_IMAGE, ignore_missing=False).id,
+                self.conn.compute.find_flavor(SERVER_FLAVOR, ignore_missing=False).id,
+            )
         image_id, flavor_id = self._boot
         server = self.conn.compute.create_server(
-            name=self.prefix + "-" + name, image_id=image_id, flavor_id=flavor_id,
-            networks="none")
+            name=self.prefix + "-" + name, image_id=image_id, flavor_id=flavor_id, networks="none"
+        )
         self.servers.append(server)
         return server
 
     def wait_for_servers(self, timeout=SERVER_TIMEOUT):
         """Wait until every server this probe created is ACTIVE."""
         for server in self.servers:
-            self.conn.compute.wait_for_server(server, status="ACTIVE", interval=POLL_SECONDS,
-                                              wait=timeout)
+            self.conn.compute.wait_for_server(
+                server, status="ACTIVE", interval=POLL_SECONDS, wait=timeout
+            )
 
     def cleanup(self):
         """Delete everything, servers first (their deletion detaches), all at once."""
@@ -114,22 +126,28 @@ class Probe:
                 problems.append("server %s: %s" % (server.id, error))
         for server in servers_deleting:
             try:
-                self.conn.compute.wait_for_delete(server, interval=POLL_SECONDS, wait=SERVER_TIMEOUT)
+                self.conn.compute.wait_for_delete(
+                    server, interval=POLL_SECONDS, wait=SERVER_TIMEOUT
+                )
             except openstack.exceptions.SDKException as error:
                 problems.append("server %s: %s" % (server.id, error))
         volumes_deleting = []
         for volume in self.volumes:
             try:
-                wait_until("volume %s to be detached" % volume.id,
-                           lambda v=volume: self._detached_or_gone(v.id), VOLUME_TIMEOUT)
+                wait_until(
+                    "volume %s to be detached" % volume.id,
+                    lambda v=volume: self._detached_or_gone(v.id),
+                    VOLUME_TIMEOUT,
+                )
                 self.conn.block_storage.delete_volume(volume, ignore_missing=True)
                 volumes_deleting.append(volume)
             except (openstack.exceptions.SDKException, TimeoutError) as error:
                 problems.append("volume %s: %s" % (volume.id, error))
         for volume in volumes_deleting:
             try:
-                self.conn.block_storage.wait_for_delete(volume, interval=POLL_SECONDS,
-                                                        wait=VOLUME_TIMEOUT)
+                self.conn.block_storage.wait_for_delete(
+                    volume, interval=POLL_SECONDS, wait=VOLUME_TIMEOUT
+                )
             except openstack.exceptions.SDKException as error:
                 problems.append("volume %s: %s" % (volume.id, error))
         if self.volume_type:
@@ -164,18 +182,25 @@ def run(conn, server_count, prefix):
         for server in servers:
             if server.id in volume_state(conn, shared.id)["attached_servers"]:
                 continue
-            wait_until("volume %s to leave attaching" % shared.id,
-                       lambda: volume_state(conn, shared.id)["status"] in ("available", "in-use"),
-                       VOLUME_TIMEOUT)
+            wait_until(
+                "volume %s to leave attaching" % shared.id,
+                lambda: volume_state(conn, shared.id)["status"] in ("available", "in-use"),
+                VOLUME_TIMEOUT,
+            )
             response = attach(conn, server.id, shared.id)
             if response.status_code != 200:
-                raise RuntimeError("attach to %s answered %s: %s"
-                                   % (server.id, response.status_code, response.text))
+                raise RuntimeError(
+                    "attach to %s answered %s: %s"
+                    % (server.id, response.status_code, response.text)
+                )
         report["after_attach"] = wait_until(
-            "all attachments", lambda: _when(volume_state(conn, shared.id),
-                                             lambda s: s["attached_servers"] == server_ids
-                                             and s["status"] == "in-use"),
-            VOLUME_TIMEOUT)
+            "all attachments",
+            lambda: _when(
+                volume_state(conn, shared.id),
+                lambda s: s["attached_servers"] == server_ids and s["status"] == "in-use",
+            ),
+            VOLUME_TIMEOUT,
+        )
         report["server_ids"] = server_ids
 
         response = detach(conn, servers[0].id, shared.id)
@@ -184,10 +209,15 @@ def run(conn, server_count, prefix):
         remaining = sorted(s.id for s in servers[1:])
         report["detached_server"] = servers[0].id
         report["after_detach"] = wait_until(
-            "one detach", lambda: _when(volume_state(conn, shared.id),
-                                        lambda s: s["attached_servers"] == remaining
-                                        and s["status"] in ("in-use", "available")),
-            VOLUME_TIMEOUT)
+            "one detach",
+            lambda: _when(
+                volume_state(conn, shared.id),
+                lambda s: (
+                    s["attached_servers"] == remaining and s["status"] in ("in-use", "available")
+                ),
+            ),
+            VOLUME_TIMEOUT,
+        )
         for server in servers[1:]:
             detach(conn, server.id, shared.id)
     finally:

@@ -4,6 +4,7 @@ The one definition is the Makefile's LOCAL_CLOUD_STATE, which it exports to ever
 runs (ansible-playbook reads it too, in inventory/group_vars/all.yml). Outside make, export it:
 `export LOCAL_CLOUD_STATE=$PWD/.local-cloud`.
 """
+
 import os
 from pathlib import Path
 
@@ -21,8 +22,10 @@ def state():
     """The state directory; a clear failure when LOCAL_CLOUD_STATE is not set."""
     value = os.environ.get("LOCAL_CLOUD_STATE")
     if not value:
-        raise RuntimeError("LOCAL_CLOUD_STATE is not set: run this through make (make integration, "
-                           "make cloud-up), or export LOCAL_CLOUD_STATE=%s/.local-cloud" % ROOT)
+        raise RuntimeError(
+            "LOCAL_CLOUD_STATE is not set: run this through make (make integration, "
+            "make cloud-up), or export LOCAL_CLOUD_STATE=%s/.local-cloud" % ROOT
+        )
     return Path(value)
 
 

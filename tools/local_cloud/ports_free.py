@@ -5,6 +5,7 @@
 Run by up.yml before it starts anything, so that a port in use is a clear error and not
 a daemon that dies later with its reason in a log.
 """
+
 import errno
 import os
 import socket
@@ -59,9 +60,11 @@ def main(pairs):
         name, port = pair.split("=", 1)
         if in_use(int(port)):
             who = holders(int(port))
-            taken.append("port %s (%s) is in use%s: stop that program, or give the local cloud "
-                         "another port with -e '{\"local_cloud_ports\": {...}}'"
-                         % (port, name, " by PID " + ", ".join(who) if who else ""))
+            taken.append(
+                "port %s (%s) is in use%s: stop that program, or give the local cloud "
+                "another port with -e '{\"local_cloud_ports\": {...}}'"
+                % (port, name, " by PID " + ", ".join(who) if who else "")
+            )
     for line in taken:
         print(line, file=sys.stderr)
     return 1 if taken else 0

@@ -106,11 +106,21 @@ def launch(run_dir, name, log_path, command):
         return None
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True,
-            cwd=run_dir)
-    record = {"name": name, "pid": process.pid, "argv": command, "log": log_path,
-              "start_time": start_time_of(process.pid), "started": time.time()}
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=run_dir,
+        )
+    record = {
+        "name": name,
+        "pid": process.pid,
+        "argv": command,
+        "log": log_path,
+        "start_time": start_time_of(process.pid),
+        "started": time.time(),
+    }
     with open(path + ".tmp", "w", encoding="utf-8") as handle:
         json.dump(record, handle)
     os.replace(path + ".tmp", path)
@@ -126,8 +136,10 @@ def settle(run_dir, launched):
     for name, log_path, process in launched:
         if process.poll() is not None:
             os.unlink(pid_file(run_dir, name))
-            print("%s: exited at once with status %s, see %s"
-                  % (name, process.returncode, log_path), file=sys.stderr)
+            print(
+                "%s: exited at once with status %s, see %s" % (name, process.returncode, log_path),
+                file=sys.stderr,
+            )
             status_code = 1
         else:
             print("%s: started as PID %d" % (name, process.pid))
@@ -151,16 +163,27 @@ def start_all(args):
         problem = "not a JSON list"
     else:
         for daemon in daemons:
-            if isinstance(daemon, dict) and not daemon.get("log") and args.log_dir and daemon.get("name"):
+            if (
+                isinstance(daemon, dict)
+                and not daemon.get("log")
+                and args.log_dir
+                and daemon.get("name")
+            ):
                 daemon["log"] = os.path.join(args.log_dir, daemon["name"] + ".log")
-            missing = [key for key in ("name", "argv", "log")
-                       if not isinstance(daemon, dict) or not daemon.get(key)]
+            missing = [
+                key
+                for key in ("name", "argv", "log")
+                if not isinstance(daemon, dict) or not daemon.get(key)
+            ]
             if missing:
                 problem = "%s without %s" % (json.dumps(daemon), ", ".join(missing))
                 break
     if problem:
-        print("start-all wants a JSON list of {name, argv, log} on stdin (log may be left to "
-              "--log-dir); started nothing: %s" % problem, file=sys.stderr)
+        print(
+            "start-all wants a JSON list of {name, argv, log} on stdin (log may be left to "
+            "--log-dir); started nothing: %s" % problem,
+            file=sys.stderr,
+        )
         return 2
     launched = []
     for daemon in daemons:
@@ -178,11 +201,9 @@ def signal_group(pgid, sig):
 
 
 def stop(args):
-    chosen = [rec for rec in records(args.run_dir)
-              if not args.names or rec["name"] in args.names]
+    chosen = [rec for rec in records(args.run_dir) if not args.names or rec["name"] in args.names]
     # A record whose leader is gone may still have children in its group.
-    targets = [rec for rec in reversed(chosen)
-               if is_ours(rec) or group_alive(rec["pid"])]
+    targets = [rec for rec in reversed(chosen) if is_ours(rec) or group_alive(rec["pid"])]
     for rec in targets:
         signal_group(rec["pid"], signal.SIGTERM)
     deadline = time.time() + STOP_GRACE_SECONDS
@@ -190,8 +211,10 @@ def stop(args):
         time.sleep(0.2)
     for rec in targets:
         if group_alive(rec["pid"]):
-            print("%s: still running after %.0f s, sending SIGKILL"
-                  % (rec["name"], STOP_GRACE_SECONDS))
+            print(
+                "%s: still running after %.0f s, sending SIGKILL"
+                % (rec["name"], STOP_GRACE_SECONDS)
+            )
             signal_group(rec["pid"], signal.SIGKILL)
     for rec in chosen:
         os.unlink(pid_file(args.run_dir, rec["name"]))
@@ -204,15 +227,20 @@ def restart(args):
     known = {rec["name"]: rec for rec in records(args.run_dir)}
     missing = [name for name in args.names if name not in known or "log" not in known[name]]
     if missing:
-        print("cannot restart %s: not started by this tool (or by an older version of it); "
-              "run `make cloud-up`" % ", ".join(missing), file=sys.stderr)
+        print(
+            "cannot restart %s: not started by this tool (or by an older version of it); "
+            "run `make cloud-up`" % ", ".join(missing),
+            file=sys.stderr,
+        )
         return 1
     stop(argparse.Namespace(run_dir=args.run_dir, names=args.names))
     status_code = 0
     for name in args.names:
-        status_code |= start(argparse.Namespace(
-            run_dir=args.run_dir, name=name, log=known[name]["log"],
-            command=known[name]["argv"]))
+        status_code |= start(
+            argparse.Namespace(
+                run_dir=args.run_dir, name=name, log=known[name]["log"], command=known[name]["argv"]
+            )
+        )
     return status_code
 
 
@@ -229,11 +257,15 @@ def status(args):
         total_processes += len(members)
         if not args.quiet:
             state = "running" if alive else "DEAD"
-            print("%-18s %-8s PID %-8d %3d processes %8.1f MiB RSS"
-                  % (rec["name"], state, rec["pid"], len(members), rss / 2**20))
+            print(
+                "%-18s %-8s PID %-8d %3d processes %8.1f MiB RSS"
+                % (rec["name"], state, rec["pid"], len(members), rss / 2**20)
+            )
     if known and not args.quiet:
-        print("%-18s %-8s %-12s %3d processes %8.1f MiB RSS"
-              % ("total", "", "", total_processes, total_rss / 2**20))
+        print(
+            "%-18s %-8s %-12s %3d processes %8.1f MiB RSS"
+            % ("total", "", "", total_processes, total_rss / 2**20)
+        )
     return 0 if known and all_alive else 1
 
 

@@ -55,8 +55,9 @@ def register_identity(conn, spec, created):
             created.append("role " + role_name)
 
     def project(name):
-        found, new = ensure(identity.find_project, identity.create_project, name,
-                            domain_id=domain.id)
+        found, new = ensure(
+            identity.find_project, identity.create_project, name, domain_id=domain.id
+        )
         if new:
             created.append("project " + name)
         return found
@@ -67,8 +68,9 @@ def register_identity(conn, spec, created):
             identity.update_user(found, password=password)
             return found
         created.append("user " + name)
-        return identity.create_user(name=name, password=password, domain_id=domain.id,
-                                    default_project_id=default_project.id)
+        return identity.create_user(
+            name=name, password=password, domain_id=domain.id, default_project_id=default_project.id
+        )
 
     service_project = project("service")
     for name in spec["service_users"]:
@@ -84,16 +86,22 @@ def register_identity(conn, spec, created):
 
     for service in spec["services"]:
         found = [svc for svc in identity.services() if svc.type == service["type"]]
-        svc = found[0] if found else identity.create_service(
-            name=service["name"], type=service["type"], is_enabled=True)
+        svc = (
+            found[0]
+            if found
+            else identity.create_service(
+                name=service["name"], type=service["type"], is_enabled=True
+            )
+        )
         if not found:
             created.append("service " + service["type"])
         present = {ep.interface: ep for ep in identity.endpoints(service_id=svc.id)}
         for interface in ("public", "internal", "admin"):
             url = service.get(interface + "_url", service["url"])
             if interface not in present:
-                identity.create_endpoint(service_id=svc.id, interface=interface,
-                                         url=url, region_id=spec["region"])
+                identity.create_endpoint(
+                    service_id=svc.id, interface=interface, url=url, region_id=spec["region"]
+                )
                 created.append("%s endpoint for %s" % (interface, service["type"]))
             elif present[interface].url != url:
                 identity.update_endpoint(present[interface], url=url)
@@ -105,9 +113,13 @@ def register_images(conn, spec, created):
     for image in spec["images"]:
         if not conn.image.find_image(image["name"]):
             conn.image.create_image(
-                name=image["name"], data=b"\0" * (image["size_mib"] * 2**20),
-                disk_format="raw", container_format="bare", visibility="public",
-                allow_duplicates=True)
+                name=image["name"],
+                data=b"\0" * (image["size_mib"] * 2**20),
+                disk_format="raw",
+                container_format="bare",
+                visibility="public",
+                allow_duplicates=True,
+            )
             created.append("image " + image["name"])
 
 
@@ -115,9 +127,10 @@ def wait_for_macvtap_agent(conn):
     deadline = time.monotonic() + AGENT_WAIT_SECONDS
     while not any(agent.is_alive for agent in conn.network.agents(agent_type="Macvtap agent")):
         if time.monotonic() > deadline:
-            raise SystemExit("Neutron's macvtap agent did not report within %d s: see "
-                             "neutron-macvtap-agent.log and neutron-rpc-server.log"
-                             % AGENT_WAIT_SECONDS)
+            raise SystemExit(
+                "Neutron's macvtap agent did not report within %d s: see "
+                "neutron-macvtap-agent.log and neutron-rpc-server.log" % AGENT_WAIT_SECONDS
+            )
         time.sleep(1)
 
 
@@ -127,13 +140,21 @@ def register_guest_network(conn, spec, created):
     network = conn.network.find_network(spec["network"])
     if network is None:
         network = conn.network.create_network(
-            name=spec["network"], is_shared=True, provider_network_type="flat",
-            provider_physical_network=spec["physnet"])
+            name=spec["network"],
+            is_shared=True,
+            provider_network_type="flat",
+            provider_physical_network=spec["physnet"],
+        )
         created.append("network " + spec["network"])
     if not list(conn.network.subnets(network_id=network.id)):
         conn.network.create_subnet(
-            name=spec["network"] + "-v4", network_id=network.id, ip_version=4,
-            cidr=spec["cidr"], gateway_ip=None, is_dhcp_enabled=False)
+            name=spec["network"] + "-v4",
+            network_id=network.id,
+            ip_version=4,
+            cidr=spec["cidr"],
+            gateway_ip=None,
+            is_dhcp_enabled=False,
+        )
         created.append("subnet of " + spec["network"])
 
 
@@ -148,16 +169,24 @@ def sha512_of(path):
 def upload(conn, name, path, disk_format, created, **properties):
     """The image NAME holding PATH, uploaded again when the file or a property changed."""
     found = conn.image.find_image(name)
-    if found is not None and found.hash_value == sha512_of(path) and all(
-            getattr(found, key, None) == value for key, value in properties.items()):
+    if (
+        found is not None
+        and found.hash_value == sha512_of(path)
+        and all(getattr(found, key, None) == value for key, value in properties.items())
+    ):
         return found
     if found is not None:
         conn.image.delete_image(found)
     created.append("image " + name)
     return conn.image.create_image(
-        name=name, filename=path, disk_format=disk_format,
+        name=name,
+        filename=path,
+        disk_format=disk_format,
         container_format=disk_format if disk_format in ("aki", "ari") else "bare",
-        visibility="public", allow_duplicates=True, **properties)
+        visibility="public",
+        allow_duplicates=True,
+        **properties,
+    )
 
 
 def register_guest_image(conn, spec, created):
@@ -166,20 +195,38 @@ def register_guest_image(conn, spec, created):
     directory, name = spec["image_dir"], spec["image"]
     root = os.path.join(directory, "root.qcow2")
     if not os.path.exists(root) or os.path.getmtime(root) < os.path.getmtime(
-            os.path.join(directory, "root.raw")):
-        subprocess.run(["qemu-img", "convert", "-O", "qcow2", os.path.join(directory, "root.raw"),
-                        root + ".tmp"], check=True)
+        os.path.join(directory, "root.raw")
+    ):
+        subprocess.run(
+            [
+                "qemu-img",
+                "convert",
+                "-O",
+                "qcow2",
+                os.path.join(directory, "root.raw"),
+                root + ".tmp",
+            ],
+            check=True,
+        )
         os.replace(root + ".tmp", root)
     kernel = upload(conn, name + "-kernel", os.path.join(directory, "vmlinuz"), "aki", created)
-    ramdisk = upload(conn, name + "-ramdisk", os.path.join(directory, "initrd.img"), "ari",
-                     created)
+    ramdisk = upload(conn, name + "-ramdisk", os.path.join(directory, "initrd.img"), "ari", created)
     # hypervisor_type: the scheduler's ImagePropertiesFilter then picks the libvirt host,
     # never the fake one, for servers of this image. os_shutdown_timeout 0: Nova stops its
     # servers at once, without the 60 s it would give the guest to shut down cleanly, so that a
     # stop by the cluster's fence agent cuts the power as a fence device does.
-    upload(conn, name, root, "qcow2", created, kernel_id=kernel.id, ramdisk_id=ramdisk.id,
-           hypervisor_type="qemu", os_shutdown_timeout=0,
-           os_command_line="root=/dev/vda rw console=ttyS0 no_timer_check openstack.config_drive")
+    upload(
+        conn,
+        name,
+        root,
+        "qcow2",
+        created,
+        kernel_id=kernel.id,
+        ramdisk_id=ramdisk.id,
+        hypervisor_type="qemu",
+        os_shutdown_timeout=0,
+        os_command_line="root=/dev/vda rw console=ttyS0 no_timer_check openstack.config_drive",
+    )
 
 
 def register_guest(conn, spec, created):
@@ -188,8 +235,12 @@ def register_guest(conn, spec, created):
     register_guest_image(conn, spec, created)
 
 
-PARTS = {"identity": register_identity, "compute": register_flavors, "image": register_images,
-         "guest": register_guest}
+PARTS = {
+    "identity": register_identity,
+    "compute": register_flavors,
+    "image": register_images,
+    "guest": register_guest,
+}
 
 
 def main(part, spec_path):

@@ -25,8 +25,9 @@ def ensure(conn, names):
     for name in names:
         if conn.compute.find_server(name, ignore_missing=True):
             continue
-        conn.compute.create_server(name=name, image_id=image.id, flavor_id=flavor.id,
-                                   networks="none")
+        conn.compute.create_server(
+            name=name, image_id=image.id, flavor_id=flavor.id, networks="none"
+        )
         created.append(name)
     for name in names:
         server = conn.compute.find_server(name, ignore_missing=False)

@@ -45,7 +45,9 @@ def everything_ready(conn, args):
     registered = {svc.host for svc in compute if svc.binary == "nova-compute"}
     # A hypervisor is listed once its host is mapped to a cell; libvirt names the node
     # after the machine, so the service's host tells which one it is.
-    mapped = {(hyp.service_details or {}).get("host") for hyp in conn.compute.hypervisors(details=True)}
+    mapped = {
+        (hyp.service_details or {}).get("host") for hyp in conn.compute.hypervisors(details=True)
+    }
     for host in args.compute_host:
         if host not in registered:
             return "nova-compute on %s is not registered" % host
@@ -53,8 +55,11 @@ def everything_ready(conn, args):
             return "compute host %s is not mapped to a cell yet" % host
     if not list(conn.placement.resource_providers()):
         return "no resource provider in Placement yet"
-    pools = [pool for pool in conn.block_storage.backend_pools()
-             if pool.name.split("#")[0].endswith("@" + args.backend)]
+    pools = [
+        pool
+        for pool in conn.block_storage.backend_pools()
+        if pool.name.split("#")[0].endswith("@" + args.backend)
+    ]
     if not pools:
         return "cinder-scheduler has no capabilities of backend %s yet" % args.backend
     wanted = args.multiattach == "on"
@@ -76,12 +81,23 @@ def main():
     parser.add_argument("stage", choices=sorted(STAGES))
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--multiattach", choices=("on", "off"), default="on")
-    parser.add_argument("--compute-host", action="append", default=[],
-                        help="a compute host that must be registered and mapped (repeat)")
-    parser.add_argument("--not-yet", action="append", default=[],
-                        help="a host whose services may be down: it starts later (repeat)")
-    parser.add_argument("--backend", default="fake-1",
-                        help="the Cinder backend whose pool must report (others may too)")
+    parser.add_argument(
+        "--compute-host",
+        action="append",
+        default=[],
+        help="a compute host that must be registered and mapped (repeat)",
+    )
+    parser.add_argument(
+        "--not-yet",
+        action="append",
+        default=[],
+        help="a host whose services may be down: it starts later (repeat)",
+    )
+    parser.add_argument(
+        "--backend",
+        default="fake-1",
+        help="the Cinder backend whose pool must report (others may too)",
+    )
     args = parser.parse_args()
     check = STAGES[args.stage]
     deadline = time.time() + args.timeout
@@ -96,8 +112,9 @@ def main():
             print("%s: ok" % args.stage)
             return 0
         time.sleep(1)
-    print("local cloud not %s after %.0f s: %s" % (args.stage, args.timeout, reason),
-          file=sys.stderr)
+    print(
+        "local cloud not %s after %.0f s: %s" % (args.stage, args.timeout, reason), file=sys.stderr
+    )
     return 1
 
 

@@ -9,6 +9,7 @@ per path: on these 2-core machines each item costs about half a second, some for
 cloud-up. Prints {"changed": [path, ...]};
 an error names the path and exits 1 (stderr carries no file content: the files hold secrets).
 """
+
 import json
 import os
 import sys

@@ -34,7 +34,9 @@ DISK_ARGUMENT_SPEC = dict(
     filesystem=dict(type="str", default="ocfs2", choices=["ocfs2", "gfs2"]),
     cluster_name=dict(type="str", default="multiattach"),
 )
-DISK_MODULE_KWARGS = dict(required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")])
+DISK_MODULE_KWARGS = dict(
+    required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")]
+)
 O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
 DLM_LOCKSPACES = "/sys/kernel/dlm"
 GFS2_JOURNAL = re.compile(r"\bFile +journal[0-9]+$", re.MULTILINE)
@@ -42,8 +44,10 @@ SLOT_TOOLS = {"ocfs2": ["tunefs.ocfs2", "-Q", "%N\\n"], "gfs2": ["gfs2_edit", "-
 
 
 def volume_links(volume_id):
-    return [os.path.join(BY_ID, pattern.format(id20=volume_id[:20], id=volume_id))
-            for pattern in VOLUME_LINKS]
+    return [
+        os.path.join(BY_ID, pattern.format(id20=volume_id[:20], id=volume_id))
+        for pattern in VOLUME_LINKS
+    ]
 
 
 def find_disk(volume_id, device):
@@ -73,7 +77,7 @@ def probe_signatures(run, disk):
 def signature_type(signatures):
     for line in signatures:
         if line.startswith("TYPE="):
-            return line[len("TYPE="):]
+            return line[len("TYPE=") :]
     return None
 
 
@@ -121,7 +125,9 @@ def missing_packages(run, packages):
         return []
     # Unknown packages make dpkg-query fail but it still lists the known ones.
     out = run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n"] + list(packages))[1]
-    installed = {line.split()[0] for line in out.splitlines() if line.endswith("install ok installed")}
+    installed = {
+        line.split()[0] for line in out.splitlines() if line.endswith("install ok installed")
+    }
     return [package for package in packages if package not in installed]
 
 
@@ -134,9 +140,13 @@ def service_states(run, services):
         properties = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
         if properties.get("ActiveState") == "active":
             active.add(properties.get("Id", "").rsplit(".service", 1)[0])
-    return {service: dict(active=service in active,
-                          enabled=run(["systemctl", "is-enabled", service])[1].strip() == "enabled")
-            for service in services}
+    return {
+        service: dict(
+            active=service in active,
+            enabled=run(["systemctl", "is-enabled", service])[1].strip() == "enabled",
+        )
+        for service in services
+    }
 
 
 def mounted_type(run, mount_point):
@@ -160,8 +170,20 @@ def fstab_entry(mount_point, fstab="/etc/fstab"):
 class ClusterNodeReading(Reading):
     """The clustered_fs_info module: everything the clustered_fs role decides on, read at once."""
 
-    def __init__(self, run_command, *, volume_id, device, filesystem, cluster_name, mount_point, packages,
-                 gfs2_fencing, fencing_cloud, read_users):
+    def __init__(
+        self,
+        run_command,
+        *,
+        volume_id,
+        device,
+        filesystem,
+        cluster_name,
+        mount_point,
+        packages,
+        gfs2_fencing,
+        fencing_cloud,
+        read_users,
+    ):
         self.run_command = run_command
         self.volume_id = volume_id
         self.device = device
@@ -175,22 +197,31 @@ class ClusterNodeReading(Reading):
 
     def read(self, check_mode):
         disk = find_disk(self.volume_id, self.device)
-        signatures = probe_signatures(self.run_command, disk["path"]) if disk["is_block_device"] else []
+        signatures = (
+            probe_signatures(self.run_command, disk["path"]) if disk["is_block_device"] else []
+        )
         found_type = signature_type(signatures)
         recorded, highest_id = cluster_records.recorded_nodes(self.filesystem, self.cluster_name)
-        mounts, users = device_mounts(disk["path"], self.read_users) if disk["is_block_device"] else ([], [])
+        mounts, users = (
+            device_mounts(disk["path"], self.read_users) if disk["is_block_device"] else ([], [])
+        )
         return dict(
             self.read_stack(),
             node_name=os.uname()[1],
             disk=disk,
             signatures=signatures,
             signature_type=found_type,
-            slots=filesystem_slots(self.run_command, disk["path"], found_type) if found_type in ("ocfs2", "gfs2") else None,
+            slots=filesystem_slots(self.run_command, disk["path"], found_type)
+            if found_type in ("ocfs2", "gfs2")
+            else None,
             missing_packages=missing_packages(self.run_command, self.packages),
             recorded_nodes=recorded,
             highest_node_id=highest_id,
-            mounted_by=cluster_records.mounted_by(self.run_command, found_type, disk["path"], signatures, recorded)
-            if found_type == self.filesystem else [],
+            mounted_by=cluster_records.mounted_by(
+                self.run_command, found_type, disk["path"], signatures, recorded
+            )
+            if found_type == self.filesystem
+            else [],
             device_mounts=mounts,
             device_users=users,
             mount_point_is_dir=os.path.isdir(self.mount_point),
@@ -210,13 +241,16 @@ class ClusterNodeReading(Reading):
             warnings.append(
                 "GFS2 runs WITHOUT FENCING on this Nova server: after a network partition both sides may "
                 "recover each other's journals and corrupt the shared disk. clustered_fs_gfs2_fencing false "
-                "is for labs only; the cloud's compute API is the fence device (roles/clustered_fs/README.md)")
+                "is for labs only; the cloud's compute API is the fence device (roles/clustered_fs/README.md)"
+            )
         return dict(
             warnings=warnings,
             services=services,
             o2cb_nodes=o2cb,
             dlm_lockspaces=lockspaces,
-            stack_in_use=bool(o2cb) if ocfs2 else bool(lockspaces) and services["corosync"]["active"],
+            stack_in_use=bool(o2cb)
+            if ocfs2
+            else bool(lockspaces) and services["corosync"]["active"],
             server_uuid=server_uuid,
             fencing_cloud_present=cluster_records.has_cloud(self.fencing_cloud),
             corosync_authkey_sha256=None if ocfs2 else cluster_records.authkey_digest(),

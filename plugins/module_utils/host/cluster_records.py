@@ -55,7 +55,9 @@ def corosync_nodes(text, cluster_name=None):
         elif line == "}":
             if stack[-2:] == ["nodelist", "node"] and current is not None:
                 if "name" in current and current.get("nodeid", "").isdigit():
-                    nodes[current["name"]] = dict(id=int(current["nodeid"]), address=current.get("ring0_addr"))
+                    nodes[current["name"]] = dict(
+                        id=int(current["nodeid"]), address=current.get("ring0_addr")
+                    )
                 current = None
             if stack:
                 stack.pop()
@@ -85,8 +87,12 @@ def o2cb_conf_nodes(text, cluster_name):
             key, value = line.split("=", 1)
             current[key.strip()] = value.strip()
     for block in blocks:
-        if (block["_section"] == "node" and block.get("cluster") == cluster_name and "name" in block
-                and block.get("number", "").isdigit()):
+        if (
+            block["_section"] == "node"
+            and block.get("cluster") == cluster_name
+            and "name" in block
+            and block.get("number", "").isdigit()
+        ):
             nodes[block["name"]] = dict(id=int(block["number"]), address=block.get("ip_address"))
     return nodes
 
@@ -94,7 +100,11 @@ def o2cb_conf_nodes(text, cluster_name):
 def recorded_nodes(filesystem, cluster_name):
     """(nodes, the highest ID ever given or None) from the stack's configuration file."""
     text = _read(COROSYNC_CONF if filesystem == "gfs2" else O2CB_CONF)
-    nodes = corosync_nodes(text, cluster_name) if filesystem == "gfs2" else o2cb_conf_nodes(text, cluster_name)
+    nodes = (
+        corosync_nodes(text, cluster_name)
+        if filesystem == "gfs2"
+        else o2cb_conf_nodes(text, cluster_name)
+    )
     highest = HIGHEST_ID.search(text or "")
     return nodes, int(highest.group("id")) if highest else None
 
@@ -110,7 +120,11 @@ def server_identity(dmi=None):
 
 def has_cloud(name, path=FENCING_CLOUDS):
     """Whether clouds.yaml at PATH has an entry NAME (read as text: no YAML parser needed)."""
-    return bool(re.search(r"^\s+%s:\s*$" % re.escape(name), _read(path) or "", re.MULTILINE)) if name else False
+    return (
+        bool(re.search(r"^\s+%s:\s*$" % re.escape(name), _read(path) or "", re.MULTILINE))
+        if name
+        else False
+    )
 
 
 def authkey_digest(path=COROSYNC_AUTHKEY):
@@ -133,7 +147,7 @@ def ocfs2_mounted_by(run, disk, recorded):
         return []
     if "not mounted" in lines[1].lower():
         return []
-    listed = lines[1][lines[0].index("Nodes"):].strip()
+    listed = lines[1][lines[0].index("Nodes") :].strip()
     by_number = {str(node["id"]): name for name, node in recorded.items()}
     names = []
     for entry in re.split(r"\s*,\s*", listed):
@@ -161,7 +175,7 @@ def dlm_lockspace_members(text):
 def gfs2_mounted_by(run, signatures, recorded):
     """The nodes in the DLM lockspace of the GFS2 on the disk (its lock table's second part,
     which blkid gives as LABEL). Seen only from a node that has it mounted itself."""
-    label = next((line[len("LABEL="):] for line in signatures if line.startswith("LABEL=")), "")
+    label = next((line[len("LABEL=") :] for line in signatures if line.startswith("LABEL=")), "")
     lockspace = label.split(":", 1)[-1]
     if not lockspace or not shutil.which("dlm_tool"):
         return []
@@ -191,7 +205,9 @@ def self_fencing(cluster_name):
     """What decides how an OCFS2 node fences itself, as it runs now: the kernel's panic
     settings, and o2cb's timeouts and fence method (null while the cluster is offline)."""
     cluster = O2CB_CLUSTER.format(cluster=cluster_name)
-    settings = {"kernel_" + name: _setting(os.path.join(PROC_SYS_KERNEL, name)) for name in KERNEL_SETTINGS}
+    settings = {
+        "kernel_" + name: _setting(os.path.join(PROC_SYS_KERNEL, name)) for name in KERNEL_SETTINGS
+    }
     settings.update({name: _setting(os.path.join(cluster, name)) for name in O2CB_SETTINGS})
     settings["dead_threshold"] = _setting(os.path.join(cluster, "heartbeat", "dead_threshold"))
     return settings

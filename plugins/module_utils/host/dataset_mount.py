@@ -70,9 +70,15 @@ def write_fstab(entry, mount_point, fstab=None):
     """FSTAB with the line for MOUNT_POINT replaced by ENTRY (removed for None), written whole
     through a rename so that a crash leaves the old or the new file."""
     fstab = fstab or FSTAB
-    lines = [line for line in fstab_lines(fstab)
-             if not (len(line.split()) >= 2 and not line.split()[0].startswith("#")
-                     and line.split()[1] == mount_point)]
+    lines = [
+        line
+        for line in fstab_lines(fstab)
+        if not (
+            len(line.split()) >= 2
+            and not line.split()[0].startswith("#")
+            and line.split()[1] == mount_point
+        )
+    ]
     if entry is not None:
         lines.append(entry)
     scratch = fstab + ".multiattach-new"
@@ -85,13 +91,29 @@ def write_fstab(entry, mount_point, fstab=None):
 class DatasetMountChange(Change):
     """Mount (or unmount) an ext4 or XFS of a shared volume: ro by many, rw by one alone."""
 
-    def __init__(self, run_command, *, volume_id, device, mount_point, filesystem, mode, holders,
-                 read_only_flag, make_filesystem, label, persistent, options, state):
+    def __init__(
+        self,
+        run_command,
+        *,
+        volume_id,
+        device,
+        mount_point,
+        filesystem,
+        mode,
+        holders,
+        read_only_flag,
+        make_filesystem,
+        label,
+        persistent,
+        options,
+        state,
+    ):
         if state == "present" and mode == "rw" and holders is None:
             raise ModuleFailure(
                 "mode rw needs holders: the number of servers that hold the volume, as the cloud says "
                 "(multiattach.cloud.volume_info; the shared_dataset role reads it). An ordinary "
-                "filesystem is written by one server alone")
+                "filesystem is written by one server alone"
+            )
         if make_filesystem and mode != "rw":
             raise ModuleFailure("make_filesystem needs mode rw: a reader never writes the disk")
         self.run_command = run_command
@@ -114,18 +136,30 @@ class DatasetMountChange(Change):
         mounted = self.mounted_here()
         fstab = fstab_entry(self.mount_point, FSTAB)
         if path is None:
-            return dict(disk=disk, signature=None, signatures=[], kernel_read_only=None, mounted=mounted,
-                        fstab=fstab)
+            return dict(
+                disk=disk,
+                signature=None,
+                signatures=[],
+                kernel_read_only=None,
+                mounted=mounted,
+                fstab=fstab,
+            )
         # A mounted disk is not probed again: its filesystem is the one mounted.
         signatures = [] if mounted else probe_signatures(self.run_command, path)
-        return dict(disk=disk, signature=mounted["fstype"] if mounted else signature_type(signatures),
-                    signatures=signatures, kernel_read_only=disk_is_read_only(path), mounted=mounted,
-                    fstab=fstab)
+        return dict(
+            disk=disk,
+            signature=mounted["fstype"] if mounted else signature_type(signatures),
+            signatures=signatures,
+            kernel_read_only=disk_is_read_only(path),
+            mounted=mounted,
+            fstab=fstab,
+        )
 
     def mounted_here(self):
         """What is mounted on the mount point: its source device number, type and options."""
-        rc, out = self.run_command(["findmnt", "-n", "-o", "MAJ:MIN,FSTYPE,OPTIONS", "--mountpoint",
-                                    self.mount_point])[:2]
+        rc, out = self.run_command(
+            ["findmnt", "-n", "-o", "MAJ:MIN,FSTYPE,OPTIONS", "--mountpoint", self.mount_point]
+        )[:2]
         fields = out.split()
         if rc != 0 or len(fields) < 3:
             return None
@@ -137,43 +171,84 @@ class DatasetMountChange(Change):
             return self.plan_absent(current)
         disk = current["disk"]
         if not disk["is_block_device"]:
-            raise ModuleFailure("%s is no block device on this server: attach the volume to it first "
-                                "(multiattach.cloud.volume_attachments)" % (disk["path"] or "volume %s" % self.volume_id),
-                                disk=disk)
+            raise ModuleFailure(
+                "%s is no block device on this server: attach the volume to it first "
+                "(multiattach.cloud.volume_attachments)"
+                % (disk["path"] or "volume %s" % self.volume_id),
+                disk=disk,
+            )
         path, mounted = disk["path"], current["mounted"]
         if mounted and mounted["number"] != device_number(path):
-            raise ModuleFailure("another filesystem is mounted on %s: unmount it, or choose another mount point"
-                                % self.mount_point, disk=disk)
+            raise ModuleFailure(
+                "another filesystem is mounted on %s: unmount it, or choose another mount point"
+                % self.mount_point,
+                disk=disk,
+            )
         if self.mode == "rw":
             self.refuse_a_shared_writer(current)
         steps = []
         if current["signature"] is None and not current["signatures"]:
             if not self.make_filesystem:
-                raise ModuleFailure("%s holds no filesystem: a reader has nothing to mount. Publish the dataset "
-                                    "first (playbooks/publish_dataset.yml)" % path, disk=disk)
+                raise ModuleFailure(
+                    "%s holds no filesystem: a reader has nothing to mount. Publish the dataset "
+                    "first (playbooks/publish_dataset.yml)" % path,
+                    disk=disk,
+                )
             steps.append(Step("make %s on %s" % (self.filesystem, path), lambda: self.make(path)))
         elif current["signature"] != self.filesystem:
             raise ModuleFailure(
                 "%s carries %s, not %s, and is never formatted: give filesystem %s, or point the volume "
-                "ID at the dataset" % (path, current["signature"] or ", ".join(current["signatures"]),
-                                       self.filesystem, current["signature"] or "as found"), disk=disk)
+                "ID at the dataset"
+                % (
+                    path,
+                    current["signature"] or ", ".join(current["signatures"]),
+                    self.filesystem,
+                    current["signature"] or "as found",
+                ),
+                disk=disk,
+            )
         options = mount_options(self.filesystem, self.mode, self.options)
-        entry = "%s %s %s %s 0 0" % (path, self.mount_point, self.filesystem,
-                                     options + ",nofail") if self.persistent else None
+        entry = (
+            "%s %s %s %s 0 0" % (path, self.mount_point, self.filesystem, options + ",nofail")
+            if self.persistent
+            else None
+        )
         if entry != current["fstab"] and (self.persistent or current["fstab"] is not None):
-            steps.append(Step("write the fstab entry of %s" % self.mount_point,
-                              lambda: write_fstab(entry, self.mount_point)))
+            steps.append(
+                Step(
+                    "write the fstab entry of %s" % self.mount_point,
+                    lambda: write_fstab(entry, self.mount_point),
+                )
+            )
         if mounted is None:
-            steps.append(Step("mount %s on %s (%s)" % (path, self.mount_point, options),
-                              lambda: self.mount(path, options)))
+            steps.append(
+                Step(
+                    "mount %s on %s (%s)" % (path, self.mount_point, options),
+                    lambda: self.mount(path, options),
+                )
+            )
         elif mounted_mode(mounted) != self.mode:
-            steps.append(Step("remount %s %s" % (self.mount_point, self.mode),
-                              lambda: self.remount(self.mode)))
+            steps.append(
+                Step(
+                    "remount %s %s" % (self.mount_point, self.mode), lambda: self.remount(self.mode)
+                )
+            )
         before = dict(mounted=mounted_mode(mounted), fstab=current["fstab"])
         after = dict(mounted=self.mode, fstab=entry)
-        return Plan(before, after, steps, warnings=self.reader_warnings(current),
-                    result=dict(disk=disk, mount_point=self.mount_point, mode=self.mode, options=options,
-                                kernel_read_only=current["kernel_read_only"], fstab_entry=entry))
+        return Plan(
+            before,
+            after,
+            steps,
+            warnings=self.reader_warnings(current),
+            result=dict(
+                disk=disk,
+                mount_point=self.mount_point,
+                mode=self.mode,
+                options=options,
+                kernel_read_only=current["kernel_read_only"],
+                fstab_entry=entry,
+            ),
+        )
 
     def refuse_a_shared_writer(self, current):
         path = current["disk"]["path"]
@@ -181,35 +256,59 @@ class DatasetMountChange(Change):
             raise ModuleFailure(
                 "volume %s is read-only (%s): it is never mounted read-write. Write a new version "
                 "(playbooks/publish_dataset.yml), or clear the flag with multiattach.cloud.volume "
-                "read_only: false once every server has let it go" % (
-                    self.volume_id or path, "Cinder's read-only flag" if self.read_only_flag
-                    else "the kernel holds %s read-only: Nova gave a <readonly/> disk" % path),
-                disk=current["disk"])
+                "read_only: false once every server has let it go"
+                % (
+                    self.volume_id or path,
+                    "Cinder's read-only flag"
+                    if self.read_only_flag
+                    else "the kernel holds %s read-only: Nova gave a <readonly/> disk" % path,
+                ),
+                disk=current["disk"],
+            )
         if self.holders != 1:
             raise ModuleFailure(
                 "volume %s is held by %d servers, and an ordinary %s written by one of them is read "
                 "stale or corrupted by the others: it is mounted read-write only while one server "
                 "alone holds it. Detach the readers first, or mount it read-only (mode ro), or use "
-                "a cluster filesystem (the clustered_fs role)" % (
-                    self.volume_id or path, self.holders, self.filesystem), disk=current["disk"])
+                "a cluster filesystem (the clustered_fs role)"
+                % (self.volume_id or path, self.holders, self.filesystem),
+                disk=current["disk"],
+            )
 
     def reader_warnings(self, current):
         if self.mode != "ro" or current["kernel_read_only"]:
             return []
-        return ["%s is writable in this server (the volume has no read-only flag): the mount is read-only "
-                "and replays no journal, but nothing stops another program writing the disk. Set the "
-                "flag before readers attach (multiattach.cloud.volume read_only: true)" % current["disk"]["path"]]
+        return [
+            "%s is writable in this server (the volume has no read-only flag): the mount is read-only "
+            "and replays no journal, but nothing stops another program writing the disk. Set the "
+            "flag before readers attach (multiattach.cloud.volume read_only: true)"
+            % current["disk"]["path"]
+        ]
 
     def plan_absent(self, current):
         steps = []
         if current["mounted"]:
             steps.append(Step("unmount %s" % self.mount_point, self.unmount))
         if current["fstab"] is not None:
-            steps.append(Step("remove the fstab entry of %s" % self.mount_point,
-                              lambda: write_fstab(None, self.mount_point)))
-        return Plan(dict(mounted=mounted_mode(current["mounted"]), fstab=current["fstab"]), dict(mounted=None, fstab=None), steps,
-                    result=dict(disk=current["disk"], mount_point=self.mount_point, mode=None, options=None,
-                                kernel_read_only=current["kernel_read_only"], fstab_entry=None))
+            steps.append(
+                Step(
+                    "remove the fstab entry of %s" % self.mount_point,
+                    lambda: write_fstab(None, self.mount_point),
+                )
+            )
+        return Plan(
+            dict(mounted=mounted_mode(current["mounted"]), fstab=current["fstab"]),
+            dict(mounted=None, fstab=None),
+            steps,
+            result=dict(
+                disk=current["disk"],
+                mount_point=self.mount_point,
+                mode=None,
+                options=None,
+                kernel_read_only=current["kernel_read_only"],
+                fstab_entry=None,
+            ),
+        )
 
     def run_checked(self, argv, what):
         rc, out, err = self.run_command(argv)
@@ -221,24 +320,41 @@ class DatasetMountChange(Change):
         # Read again right before: another server may have written the disk since.
         signatures = probe_signatures(self.run_command, path)
         if signatures:
-            raise ModuleFailure("%s carries %s now and is never formatted" % (path, ", ".join(signatures)))
+            raise ModuleFailure(
+                "%s carries %s now and is never formatted" % (path, ", ".join(signatures))
+            )
         rc, output, answers = run_on_terminal(MKFS[self.filesystem] + [self.label, path])
         made = signature_type(probe_signatures(self.run_command, path))
         if rc != 0 or made != self.filesystem:
-            raise ModuleFailure("mkfs.%s on %s failed (rc %d; answered %s): %s" % (
-                self.filesystem, path, rc, ", ".join(answers) or "no question", output.strip()[-600:]))
+            raise ModuleFailure(
+                "mkfs.%s on %s failed (rc %d; answered %s): %s"
+                % (
+                    self.filesystem,
+                    path,
+                    rc,
+                    ", ".join(answers) or "no question",
+                    output.strip()[-600:],
+                )
+            )
 
     def mount(self, path, options):
         if not os.path.isdir(self.mount_point):
             os.makedirs(self.mount_point, 0o755)
-        self.run_checked(["mount", "-t", self.filesystem, "-o", options, path, self.mount_point],
-                         "mount %s" % self.mount_point)
+        self.run_checked(
+            ["mount", "-t", self.filesystem, "-o", options, path, self.mount_point],
+            "mount %s" % self.mount_point,
+        )
 
     def remount(self, mode):
-        self.run_checked(["mount", "-o", "remount,%s" % mode, self.mount_point], "remount %s" % self.mount_point)
+        self.run_checked(
+            ["mount", "-o", "remount,%s" % mode, self.mount_point], "remount %s" % self.mount_point
+        )
 
     def unmount(self):
         # A writer's data reach the disk before it lets go (umount syncs; this says so first).
         self.run_checked(["sync", "-f", self.mount_point], "sync %s" % self.mount_point)
-        self.run_checked(["umount", self.mount_point], "unmount %s (a process may hold it: fuser -vm %s)"
-                         % (self.mount_point, self.mount_point))
+        self.run_checked(
+            ["umount", self.mount_point],
+            "unmount %s (a process may hold it: fuser -vm %s)"
+            % (self.mount_point, self.mount_point),
+        )

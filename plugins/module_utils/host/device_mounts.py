@@ -50,8 +50,10 @@ def mounts_of(number, mountinfo=MOUNTINFO):
                 fields = line.split()
                 if len(fields) < 10 or fields[2] != wanted:
                     continue
-                after = fields[fields.index("-") + 1:]
-                found.append(dict(target=unescape(fields[4]), fstype=after[0], source=unescape(after[1])))
+                after = fields[fields.index("-") + 1 :]
+                found.append(
+                    dict(target=unescape(fields[4]), fstype=after[0], source=unescape(after[1]))
+                )
     except OSError:
         pass
     return found

@@ -41,8 +41,9 @@ class ModuleFiles:
         temporary = os.path.join(self.module.tmpdir, "ini_settings.tmp")
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(text)
-        self.module.atomic_move(temporary, path,
-                                unsafe_writes=self.file_args(path).get("unsafe_writes", False))
+        self.module.atomic_move(
+            temporary, path, unsafe_writes=self.file_args(path).get("unsafe_writes", False)
+        )
 
     def create(self, path, text):
         """Create PATH holding TEXT with its final mode, owner and group from the start.

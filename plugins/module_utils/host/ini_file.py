@@ -48,12 +48,15 @@ def render_value(value):
 def validate_name(kind, name):
     text = str(name)
     if not text or text != text.strip() or any(c in text for c in "\n\r[]=#;"):
-        raise IniError("%s name %r cannot be written to an INI file: use a name without "
-                       "leading or trailing spaces, newlines, '[', ']', '=', '#' or ';'"
-                       % (kind, text))
+        raise IniError(
+            "%s name %r cannot be written to an INI file: use a name without "
+            "leading or trailing spaces, newlines, '[', ']', '=', '#' or ';'" % (kind, text)
+        )
     if kind == "option" and ":" in text:
-        raise IniError("option name %r cannot be written to an INI file: oslo.config ends a "
-                       "name at its first ':' (use a name without ':')" % text)
+        raise IniError(
+            "option name %r cannot be written to an INI file: oslo.config ends a "
+            "name at its first ':' (use a name without ':')" % text
+        )
     return text
 
 
@@ -107,8 +110,10 @@ def apply_settings(text, settings):
             option = validate_name("option", option)
             wanted = None if value is None else render_value(value)
             if wanted is not None and ("\n" in wanted or "\r" in wanted):
-                raise IniError("value of [%s] %s holds a line break; oslo.config options "
-                               "are one line" % (section, option))
+                raise IniError(
+                    "value of [%s] %s holds a line break; oslo.config options "
+                    "are one line" % (section, option)
+                )
             blocks = section_blocks(lines)
             if section not in blocks:
                 if wanted is None:
@@ -141,14 +146,19 @@ def apply_settings(text, settings):
 
 
 def change(section, option, before, after):
-    return {"section": section, "option": option,
-            "before": masked_value(option, before), "after": masked_value(option, after)}
+    return {
+        "section": section,
+        "option": option,
+        "before": masked_value(option, before),
+        "after": masked_value(option, after),
+    }
 
 
 # An option as a diff may show it: "name = value" or "name: value" (oslo.config reads
 # both), also commented out ("#password = ...", "; token: ...").
 SHOWN_OPTION_LINE = re.compile(
-    r"^(?P<lead>\s*(?:[#;]+\s*)?)(?P<name>[^\s=:#;\[][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$")
+    r"^(?P<lead>\s*(?:[#;]+\s*)?)(?P<name>[^\s=:#;\[][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$"
+)
 
 
 def masked_text(text):
@@ -158,7 +168,7 @@ def masked_text(text):
     for line in text.splitlines():
         match = SHOWN_OPTION_LINE.match(line)
         if match and match.group("value") and is_secret_name(match.group("name").strip()):
-            line = line[:match.start("value")] + MASK + line[match.end("value"):]
+            line = line[: match.start("value")] + MASK + line[match.end("value") :]
         else:  # a value or a comment may hold a URL with a real password
             line = mask_url_passwords(line)
         masked.append(line)
@@ -168,8 +178,9 @@ def masked_text(text):
 def check_settings(settings):
     for section, options in settings.items():
         if options is not None and not isinstance(options, dict):
-            raise IniError("settings[%r] must be a dict of option: value, got %r"
-                           % (section, options))
+            raise IniError(
+                "settings[%r] must be a dict of option: value, got %r" % (section, options)
+            )
 
 
 def read_text(path, create):
@@ -208,10 +219,23 @@ class IniSettingsChange(Change):
             steps.append(Step("create %s" % self.path, lambda: self.files.create(self.path, after)))
         else:
             if changes:
-                steps.append(Step("write %d option(s) into %s" % (len(changes), self.path),
-                                  lambda: self.files.replace(self.path, after)))
+                steps.append(
+                    Step(
+                        "write %d option(s) into %s" % (len(changes), self.path),
+                        lambda: self.files.replace(self.path, after),
+                    )
+                )
             if self.files.attributes_differ(self.path):
-                steps.append(Step("set the owner, group or mode of %s" % self.path,
-                                  lambda: self.files.set_attributes(self.path)))
-        return Plan(masked_text(current or ""), masked_text(after), steps,
-                    result=dict(changes=changes, path=self.path), header=self.path)
+                steps.append(
+                    Step(
+                        "set the owner, group or mode of %s" % self.path,
+                        lambda: self.files.set_attributes(self.path),
+                    )
+                )
+        return Plan(
+            masked_text(current or ""),
+            masked_text(after),
+            steps,
+            result=dict(changes=changes, path=self.path),
+            header=self.path,
+        )

@@ -38,8 +38,10 @@ def source_kind(path):
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
-        raise DiskError("disk source %s cannot be read (%s); create the raw file or give an "
-                        "existing block device" % (path, error.strerror)) from None
+        raise DiskError(
+            "disk source %s cannot be read (%s); create the raw file or give an "
+            "existing block device" % (path, error.strerror)
+        ) from None
     if stat.S_ISBLK(mode):
         return "block"
     if stat.S_ISREG(mode):
@@ -59,20 +61,25 @@ def detect_format(path):
 
 def refuse_unshareable_format(path, declared_format):
     if declared_format != SHARED_FORMAT:
-        raise DiskError("format %s cannot be shared: only raw disks can be attached to several "
-                        "guests at once (QEMU's share-rw needs a format without host-side "
-                        "metadata); convert with qemu-img convert -O raw" % declared_format)
+        raise DiskError(
+            "format %s cannot be shared: only raw disks can be attached to several "
+            "guests at once (QEMU's share-rw needs a format without host-side "
+            "metadata); convert with qemu-img convert -O raw" % declared_format
+        )
     found = detect_format(path)
     if found != SHARED_FORMAT:
-        raise DiskError("%s is a %s image, not raw: only raw disks can be shared between "
-                        "guests; convert it with qemu-img convert -O raw" % (path, found))
+        raise DiskError(
+            "%s is a %s image, not raw: only raw disks can be shared between "
+            "guests; convert it with qemu-img convert -O raw" % (path, found)
+        )
 
 
 def disk_xml(source, kind, target, bus):
     disk = ElementTree.Element("disk", type=kind, device="disk")
     ElementTree.SubElement(disk, "driver", name="qemu", type=SHARED_FORMAT, cache=SHARED_CACHE)
-    ElementTree.SubElement(disk, "source", **({"dev": source} if kind == "block" else
-                                              {"file": source}))
+    ElementTree.SubElement(
+        disk, "source", **({"dev": source} if kind == "block" else {"file": source})
+    )
     ElementTree.SubElement(disk, "target", dev=target, bus=bus)
     ElementTree.SubElement(disk, "shareable")
     return ElementTree.tostring(disk, encoding="unicode")
@@ -152,8 +159,10 @@ def lookup_domain(conn, name):
             return lookup(name)
         except libvirt.libvirtError:
             continue
-    raise DiskError("libvirt has no domain named %s (domains: %s)"
-                    % (name, ", ".join(sorted(d.name() for d in conn.listAllDomains())) or "none"))
+    raise DiskError(
+        "libvirt has no domain named %s (domains: %s)"
+        % (name, ", ".join(sorted(d.name() for d in conn.listAllDomains())) or "none")
+    )
 
 
 def domain_views(domain, live, config):
@@ -164,9 +173,14 @@ def domain_views(domain, live, config):
     if config and domain.isPersistent():
         views["config"] = domain.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE)
     if not views:
-        raise DiskError("nothing to change on domain %s: it is %s and not %s; set live or config"
-                        % (domain.name(), "running" if domain.isActive() else "shut off",
-                           "persistent" if not domain.isPersistent() else "asked for"))
+        raise DiskError(
+            "nothing to change on domain %s: it is %s and not %s; set live or config"
+            % (
+                domain.name(),
+                "running" if domain.isActive() else "shut off",
+                "persistent" if not domain.isPersistent() else "asked for",
+            )
+        )
     return views
 
 
@@ -181,8 +195,14 @@ def scope_flags(scopes):
 
 def plan_attach(views, source, target, bus):
     """Scopes that lack the disk; fails on a disk attached differently or a busy target."""
-    wanted = {"target": target, "bus": bus, "format": "raw",
-              "cache": "none", "shareable": True, "readonly": False}
+    wanted = {
+        "target": target,
+        "bus": bus,
+        "format": "raw",
+        "cache": "none",
+        "shareable": True,
+        "readonly": False,
+    }
     missing = []
     for scope, xml in views.items():
         found = find_disk(xml, source)
@@ -192,12 +212,15 @@ def plan_attach(views, source, target, bus):
                 raise DiskError(
                     "%s is already attached to the %s domain differently (%s): %s. Detach it with "
                     "state=absent, then attach it again"
-                    % (source, scope, "; ".join(problems), element_text(found)))
+                    % (source, scope, "; ".join(problems), element_text(found))
+                )
             continue
         busy = disk_on_target(xml, target)
         if busy is not None:
-            raise DiskError("target %s of the %s domain already holds another disk: %s. Choose "
-                            "another target" % (target, scope, element_text(busy)))
+            raise DiskError(
+                "target %s of the %s domain already holds another disk: %s. Choose "
+                "another target" % (target, scope, element_text(busy))
+            )
         missing.append(scope)
     return missing
 
@@ -209,7 +232,8 @@ def wait_until_released(domain, source, timeout):
             raise DiskError(
                 "the guest of domain %s did not release %s within %d s; a running guest's "
                 "kernel must acknowledge the unplug: unmount the filesystem in the guest and "
-                "check that it handles hotplug (ACPI)" % (domain.name(), source, timeout))
+                "check that it handles hotplug (ACPI)" % (domain.name(), source, timeout)
+            )
         time.sleep(RELEASE_POLL_SECONDS)
 
 
@@ -217,8 +241,9 @@ class ShareableDiskChange(Change):
     """The libvirt_shareable_disk module: attach (state=present) or detach the shareable disk
     in the scopes asked for, the disk's XML before and after as the diff."""
 
-    def __init__(self, open_libvirt, *, domain, source, target, bus, format, state, live, config,
-                 timeout):  # pylint: disable=redefined-builtin
+    def __init__(
+        self, open_libvirt, *, domain, source, target, bus, format, state, live, config, timeout
+    ):  # pylint: disable=redefined-builtin
         # What no domain could take is refused before libvirt is asked anything.
         if timeout < 1:
             raise DiskError("timeout must be at least 1 (seconds), not %d" % timeout)
@@ -256,28 +281,55 @@ class ShareableDiskChange(Change):
         present = {scope: find_disk(xml, self.source) for scope, xml in views.items()}
         present = {scope: disk for scope, disk in present.items() if disk is not None}
         found = next(iter(present.values()), None)
-        steps = [Step("detach %s from %s" % (self.source, ", ".join(sorted(present))),
-                      lambda: self.detach(domain, found, present))] if present else []
-        return Plan(element_text(found), "", steps,
-                    result=dict(scopes=sorted(present),
-                                disk=describe(found) if found is not None else None))
+        steps = (
+            [
+                Step(
+                    "detach %s from %s" % (self.source, ", ".join(sorted(present))),
+                    lambda: self.detach(domain, found, present),
+                )
+            ]
+            if present
+            else []
+        )
+        return Plan(
+            element_text(found),
+            "",
+            steps,
+            result=dict(
+                scopes=sorted(present), disk=describe(found) if found is not None else None
+            ),
+        )
 
     def plan_attach(self, domain, views):
         wanted_xml = disk_xml(self.source, source_kind(self.source), self.target, self.bus)
         before = {scope: element_text(find_disk(xml, self.source)) for scope, xml in views.items()}
         missing = plan_attach(views, self.source, self.target, self.bus)
-        steps = [Step("attach %s to %s" % (self.source, ", ".join(missing)),
-                      lambda: self.attach(domain, wanted_xml, missing))] if missing else []
+        steps = (
+            [
+                Step(
+                    "attach %s to %s" % (self.source, ", ".join(missing)),
+                    lambda: self.attach(domain, wanted_xml, missing),
+                )
+            ]
+            if missing
+            else []
+        )
         disk, after = self.attached(views, wanted_xml)
-        return Plan(next((text for text in before.values() if text), ""), after, steps,
-                    result=dict(scopes=missing, disk=disk))
+        return Plan(
+            next((text for text in before.values() if text), ""),
+            after,
+            steps,
+            result=dict(scopes=missing, disk=disk),
+        )
 
     def attached(self, views, wanted_xml):
         """(the disk as described, its XML) in VIEWS, or as it would be attached."""
         found = (find_disk(xml, self.source) for xml in views.values())
         attached = next((disk for disk in found if disk is not None), None)
-        return (describe(attached if attached is not None else ElementTree.fromstring(wanted_xml)),
-                element_text(attached) if attached is not None else wanted_xml)
+        return (
+            describe(attached if attached is not None else ElementTree.fromstring(wanted_xml)),
+            element_text(attached) if attached is not None else wanted_xml,
+        )
 
     def attach(self, domain, wanted_xml, missing):
         domain.attachDeviceFlags(wanted_xml, scope_flags(missing))
@@ -292,6 +344,14 @@ class ShareableDiskChange(Change):
             except DiskError as error:
                 done = sorted(set(present) - {"live"})
                 raise PartlyChanged(
-                    "%s%s" % (error, "; the persistent definition no longer has the disk, so "
-                                     "it is gone after the next restart of the domain"
-                              if done else ""), changed=bool(done), scopes=done) from None
+                    "%s%s"
+                    % (
+                        error,
+                        "; the persistent definition no longer has the disk, so "
+                        "it is gone after the next restart of the domain"
+                        if done
+                        else "",
+                    ),
+                    changed=bool(done),
+                    scopes=done,
+                ) from None

@@ -44,13 +44,15 @@ def open_libvirt(uri, read_only=True):
         raise LibvirtUnavailable(
             "the Python module libvirt (libvirt-python) is missing on this host; install "
             "python3-libvirt (Debian) or libvirt-python (pip) for the Python that runs Ansible "
-            "modules, or let the compute_shareable_disks role install libvirt")
+            "modules, or let the compute_shareable_disks role install libvirt"
+        )
     try:
         return libvirt.openReadOnly(uri) if read_only else libvirt.open(uri)
     except libvirt.libvirtError as error:
         raise LibvirtUnavailable(
             "cannot connect to libvirt at %s: %s. Start libvirtd (and virtlogd) or fix the URI"
-            % (uri, libvirt_error_text(error))) from None
+            % (uri, libvirt_error_text(error))
+        ) from None
 
 
 class LibvirtUnavailable(ModuleFailure):
@@ -68,15 +70,15 @@ def libvirt_error_text(error):
 
 def libvirt_versions(conn):
     """(libvirt version, hypervisor name, hypervisor version) of a connection."""
-    return (version_tuple(conn.getLibVersion()), conn.getType(),
-            version_tuple(conn.getVersion()))
+    return (version_tuple(conn.getLibVersion()), conn.getType(), version_tuple(conn.getVersion()))
 
 
 def security_models(conn):
     """Security drivers libvirt uses for guests (e.g. selinux, apparmor, none)."""
     capabilities = ElementTree.fromstring(conn.getCapabilities())
-    return sorted({model.text for model in capabilities.findall("./host/secmodel/model")
-                   if model.text})
+    return sorted(
+        {model.text for model in capabilities.findall("./host/secmodel/model") if model.text}
+    )
 
 
 def selinux_state():
@@ -107,9 +109,11 @@ def direct_io_supported(directory, write=True):
     if not os.path.isdir(directory):
         return False, "%s does not exist or is not a directory" % directory
     if os.path.realpath(directory) == "/":
-        raise HostCheckError("instances_path is /, and the O_DIRECT probe writes a file there: "
-                             "give Nova's instances directory (nova.conf [DEFAULT] "
-                             "instances_path) or set probe_o_direct: false")
+        raise HostCheckError(
+            "instances_path is /, and the O_DIRECT probe writes a file there: "
+            "give Nova's instances directory (nova.conf [DEFAULT] "
+            "instances_path) or set probe_o_direct: false"
+        )
     if not write:
         return _direct_read_probe(directory)
     path = os.path.join(directory, ".multiattach-odirect-probe.%d" % os.getpid())
@@ -122,8 +126,9 @@ def direct_io_supported(directory, write=True):
             os.unlink(path)
         except OSError:
             pass
-    return True, ("an O_DIRECT write and read of %d bytes in %s worked"
-                  % (DIRECT_IO_BLOCK, directory))
+    return True, (
+        "an O_DIRECT write and read of %d bytes in %s worked" % (DIRECT_IO_BLOCK, directory)
+    )
 
 
 def _direct_io(path, flags, write):
@@ -131,8 +136,7 @@ def _direct_io(path, flags, write):
     buffer = mmap.mmap(-1, DIRECT_IO_BLOCK)  # page aligned, as O_DIRECT needs
     try:
         if write:
-            buffer.write(b"multiattach" * (DIRECT_IO_BLOCK // 11)
-                         + b"\0" * (DIRECT_IO_BLOCK % 11))
+            buffer.write(b"multiattach" * (DIRECT_IO_BLOCK // 11) + b"\0" * (DIRECT_IO_BLOCK % 11))
         descriptor = os.open(path, flags | os.O_DIRECT, 0o600)
         try:
             if write:
@@ -147,8 +151,10 @@ def _direct_io(path, flags, write):
 
 def _refusal(directory, error):
     if error.errno == errno.EINVAL:
-        return False, ("the filesystem of %s refuses O_DIRECT (EINVAL); QEMU cannot open a "
-                       "disk there with cache='none'" % directory)
+        return False, (
+            "the filesystem of %s refuses O_DIRECT (EINVAL); QEMU cannot open a "
+            "disk there with cache='none'" % directory
+        )
     return False, "O_DIRECT probe in %s failed: %s" % (directory, error.strerror or error)
 
 
@@ -162,8 +168,11 @@ def _readable_file(directory):
         if os.path.isdir(path) and not os.path.islink(path):
             candidates.extend(os.path.join(path, name) for name in sorted(os.listdir(path)))
     for path in candidates:
-        if os.path.isfile(path) and not os.path.islink(path) \
-                and os.path.getsize(path) >= DIRECT_IO_BLOCK:
+        if (
+            os.path.isfile(path)
+            and not os.path.islink(path)
+            and os.path.getsize(path) >= DIRECT_IO_BLOCK
+        ):
             return path
     return None
 
@@ -174,8 +183,10 @@ def _direct_read_probe(directory):
     except OSError as error:
         return None, "not probed: cannot list %s (%s)" % (directory, error.strerror or error)
     if path is None:
-        return None, ("not probed: check mode writes no probe file, and %s holds no file of "
-                      "%d bytes or more to read with O_DIRECT" % (directory, DIRECT_IO_BLOCK))
+        return None, (
+            "not probed: check mode writes no probe file, and %s holds no file of "
+            "%d bytes or more to read with O_DIRECT" % (directory, DIRECT_IO_BLOCK)
+        )
     try:
         _direct_io(path, os.O_RDONLY, write=False)
     except OSError as error:
@@ -186,25 +197,35 @@ def _direct_read_probe(directory):
 def isolation_note(models, selinux, apparmor):
     """What sharing a disk means for sVirt isolation on this host, in one sentence."""
     if "selinux" in models and selinux == "enforcing":
-        return ("SELinux (sVirt) is enforcing: libvirt gives a shareable disk a shared label "
-                "(s0) that every guest may access, so this disk is not isolated between guests")
+        return (
+            "SELinux (sVirt) is enforcing: libvirt gives a shareable disk a shared label "
+            "(s0) that every guest may access, so this disk is not isolated between guests"
+        )
     if "apparmor" in models and apparmor == "enabled":
-        return ("AppArmor confines each guest: libvirt adds the shareable disk to every "
-                "profile that uses it, so the guests sharing it are not isolated from each "
-                "other on that disk")
-    return ("no sVirt security driver confines the guests on this host; nothing isolates "
-            "guests from each other's disks, shared or not")
+        return (
+            "AppArmor confines each guest: libvirt adds the shareable disk to every "
+            "profile that uses it, so the guests sharing it are not isolated from each "
+            "other on that disk"
+        )
+    return (
+        "no sVirt security driver confines the guests on this host; nothing isolates "
+        "guests from each other's disks, shared or not"
+    )
 
 
 def version_problems(found_libvirt, hypervisor, found_hypervisor, min_libvirt, min_qemu):
     problems = []
     if found_libvirt < min_libvirt:
-        problems.append("libvirt %s is older than %s, the first with shareable disks for "
-                        "multiattach; upgrade libvirt" % (version_text(found_libvirt),
-                                                          version_text(min_libvirt)))
+        problems.append(
+            "libvirt %s is older than %s, the first with shareable disks for "
+            "multiattach; upgrade libvirt"
+            % (version_text(found_libvirt), version_text(min_libvirt))
+        )
     if hypervisor.upper() == "QEMU" and found_hypervisor < min_qemu:
-        problems.append("QEMU %s is older than %s, the first with share-rw disks; upgrade QEMU"
-                        % (version_text(found_hypervisor), version_text(min_qemu)))
+        problems.append(
+            "QEMU %s is older than %s, the first with share-rw disks; upgrade QEMU"
+            % (version_text(found_hypervisor), version_text(min_qemu))
+        )
     return problems
 
 
@@ -212,8 +233,16 @@ class LibvirtHostReading(Reading):
     """The libvirt_host_info module. The O_DIRECT probe writes (and removes) a file of its own
     only outside check mode; in check mode it reads one."""
 
-    def __init__(self, open_libvirt_read_only, *, instances_path, probe_o_direct,
-                 min_libvirt_version, min_qemu_version, fail_when_unsupported):
+    def __init__(
+        self,
+        open_libvirt_read_only,
+        *,
+        instances_path,
+        probe_o_direct,
+        min_libvirt_version,
+        min_qemu_version,
+        fail_when_unsupported,
+    ):
         try:
             self.min_libvirt = parse_version(min_libvirt_version)
             self.min_qemu = parse_version(min_qemu_version)
@@ -226,7 +255,9 @@ class LibvirtHostReading(Reading):
 
     def read(self, check_mode):
         if self.probe_o_direct:
-            direct_ok, direct_detail = direct_io_supported(self.instances_path, write=not check_mode)
+            direct_ok, direct_detail = direct_io_supported(
+                self.instances_path, write=not check_mode
+            )
         else:
             direct_ok, direct_detail = None, "not probed (probe_o_direct: false)"
         conn = self.open_libvirt()
@@ -235,20 +266,30 @@ class LibvirtHostReading(Reading):
             models = security_models(conn)
         finally:
             conn.close()
-        problems = version_problems(found_libvirt, hypervisor, found_hypervisor, self.min_libvirt,
-                                    self.min_qemu)
+        problems = version_problems(
+            found_libvirt, hypervisor, found_hypervisor, self.min_libvirt, self.min_qemu
+        )
         if direct_ok is False:
-            problems.append(direct_detail + "; put instances_path on a filesystem with O_DIRECT "
-                                            "(ext4, xfs)")
+            problems.append(
+                direct_detail + "; put instances_path on a filesystem with O_DIRECT (ext4, xfs)"
+            )
         selinux, apparmor = selinux_state(), apparmor_state()
         report = dict(
-            supported=not problems, problems=problems,
-            libvirt_version=version_text(found_libvirt), hypervisor=hypervisor,
+            supported=not problems,
+            problems=problems,
+            libvirt_version=version_text(found_libvirt),
+            hypervisor=hypervisor,
             hypervisor_version=version_text(found_hypervisor),
             o_direct=dict(supported=direct_ok, detail=direct_detail),
-            selinux=selinux, apparmor=apparmor, security_models=models,
-            isolation=isolation_note(models, selinux, apparmor))
+            selinux=selinux,
+            apparmor=apparmor,
+            security_models=models,
+            isolation=isolation_note(models, selinux, apparmor),
+        )
         if problems and self.fail_when_unsupported:
-            raise ModuleFailure("this host cannot give guests a shareable disk: %s"
-                                % "; ".join(problems), changed=False, **report)
+            raise ModuleFailure(
+                "this host cannot give guests a shareable disk: %s" % "; ".join(problems),
+                changed=False,
+                **report,
+            )
         return report

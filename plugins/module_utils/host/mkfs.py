@@ -37,9 +37,26 @@ MKFS_SECONDS = 600
 
 def mkfs_command(filesystem, disk, slots, label, cluster_name):
     if filesystem == "ocfs2":
-        return ["mkfs.ocfs2", "-N", str(slots), "-L", label, "--cluster-stack=o2cb",
-                "--cluster-name=" + cluster_name, disk]
-    return ["mkfs.gfs2", "-p", "lock_dlm", "-t", "%s:%s" % (cluster_name, label), "-j", str(slots), disk]
+        return [
+            "mkfs.ocfs2",
+            "-N",
+            str(slots),
+            "-L",
+            label,
+            "--cluster-stack=o2cb",
+            "--cluster-name=" + cluster_name,
+            disk,
+        ]
+    return [
+        "mkfs.gfs2",
+        "-p",
+        "lock_dlm",
+        "-t",
+        "%s:%s" % (cluster_name, label),
+        "-j",
+        str(slots),
+        disk,
+    ]
 
 
 def answer(output):
@@ -51,8 +68,14 @@ def run_on_terminal(argv, seconds=MKFS_SECONDS):
     """Run ARGV on a pseudo-terminal, answer each question it asks; (rc, output, answers)."""
     leader, follower = os.openpty()
     try:
-        process = subprocess.Popen(argv, stdin=follower, stdout=follower, stderr=follower, close_fds=True,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            argv,
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            close_fds=True,
+            start_new_session=True,
+        )
     finally:
         os.close(follower)
     output, answers, asked_at = "", [], 0
@@ -100,40 +123,61 @@ class MkfsChange(Change):
     def read(self):
         disk = find_disk(self.volume_id, self.device)
         if not disk["is_block_device"]:
-            raise ModuleFailure("%s is no block device on this node: attach the shared volume first"
-                                % (disk["path"] or "volume %s" % self.volume_id), disk=disk)
+            raise ModuleFailure(
+                "%s is no block device on this node: attach the shared volume first"
+                % (disk["path"] or "volume %s" % self.volume_id),
+                disk=disk,
+            )
         return disk, probe_signatures(self.run_command, disk["path"])
 
     def plan(self, current):
         disk, signatures = current
         path, found = disk["path"], signature_type(signatures)
         if found == self.filesystem:
-            return Plan(False, False, result=dict(disk=disk, signature_type=found, command=[],
-                                                  mkfs_output=[]))
+            return Plan(
+                False,
+                False,
+                result=dict(disk=disk, signature_type=found, command=[], mkfs_output=[]),
+            )
         if signatures:
             raise ModuleFailure(
                 "%s carries %s and is never formatted: this module makes a filesystem only on a disk "
                 "with no signature at all. Point it at the shared volume, or wipe the disk yourself "
                 "(wipefs) if its content is really not needed" % (path, ", ".join(signatures)),
-                disk=disk, signatures=signatures)
+                disk=disk,
+                signatures=signatures,
+            )
         mounts = device_mounts(path)[0]
         if mounts:
-            raise ModuleFailure("%s is mounted on this node (%s): it is not formatted" % (
-                path, ", ".join(mount["target"] for mount in mounts)), disk=disk)
+            raise ModuleFailure(
+                "%s is mounted on this node (%s): it is not formatted"
+                % (path, ", ".join(mount["target"] for mount in mounts)),
+                disk=disk,
+            )
         command = mkfs_command(self.filesystem, path, self.slots, self.label, self.cluster_name)
-        return Plan(False, False, [Step("make %s on %s" % (self.filesystem, path),
-                                        lambda: self.make(disk, command))],
-                    result=dict(disk=disk, signature_type=None, command=command, mkfs_output=[]))
+        return Plan(
+            False,
+            False,
+            [Step("make %s on %s" % (self.filesystem, path), lambda: self.make(disk, command))],
+            result=dict(disk=disk, signature_type=None, command=command, mkfs_output=[]),
+        )
 
     def make(self, disk, command):
         path = disk["path"]
         rc, output, answers = run_on_terminal(command)
         if rc != 0:
-            raise ModuleFailure("%s failed (rc %d; answered %s): %s" % (
-                command[0], rc, ", ".join(answers) or "no question", output.strip()[-600:]),
-                disk=disk, command=command, mkfs_output=output.splitlines())
+            raise ModuleFailure(
+                "%s failed (rc %d; answered %s): %s"
+                % (command[0], rc, ", ".join(answers) or "no question", output.strip()[-600:]),
+                disk=disk,
+                command=command,
+                mkfs_output=output.splitlines(),
+            )
         made = signature_type(probe_signatures(self.run_command, path))
         if made != self.filesystem:
-            raise ModuleFailure("%s ended but %s now carries %s, not %s"
-                                % (command[0], path, made or "nothing", self.filesystem), disk=disk)
+            raise ModuleFailure(
+                "%s ended but %s now carries %s, not %s"
+                % (command[0], path, made or "nothing", self.filesystem),
+                disk=disk,
+            )
         return dict(signature_type=made, mkfs_output=output.splitlines())

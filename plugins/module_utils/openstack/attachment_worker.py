@@ -63,7 +63,10 @@ ALREADY_ATTACHED = "already attached"
 TRANSIENT_REFUSALS = (
     "status must be available or in-use or downloading to reserve",
     "Volume status must be 'in-use' and attach_status must be 'attached' to detach",
-    "is attaching", "is detaching", "status is attaching", "status is detaching",
+    "is attaching",
+    "is detaching",
+    "status is attaching",
+    "status is detaching",
 )
 # Nova's HTTP 409 text when the compute service of the server is down (it hides the host).
 COMPUTE_SERVICE_DOWN = "Service is unavailable at this time"
@@ -87,7 +90,8 @@ def _compute_service_down(error):
 def _is_transient(error):
     return _compute_service_down(error) or (
         getattr(error, "status_code", None) in (400, 409)
-        and any(marker in _error_text(error) for marker in TRANSIENT_REFUSALS))
+        and any(marker in _error_text(error) for marker in TRANSIENT_REFUSALS)
+    )
 
 
 class Pace:
@@ -141,13 +145,15 @@ class AttachmentWorker:
         remaining = max(self.deadline - time.time(), 1.0)
         try:
             response = getattr(self.conn.compute, method)(
-                path, microversion=COMPUTE_MULTIATTACH, timeout=remaining, **kwargs)
+                path, microversion=COMPUTE_MULTIATTACH, timeout=remaining, **kwargs
+            )
         except ksa_exceptions.ConnectTimeout as error:
             raise ModuleFailure(
                 "the compute API gave no answer to %s %s within the timeout (%d s): check "
                 "nova-api, nova-compute, cinder-volume and RabbitMQ, then run again; the call may "
                 "still be carried out, the next run will see it (%s)"
-                % (method.upper(), path, self.timeout, error)) from None
+                % (method.upper(), path, self.timeout, error)
+            ) from None
         sdk_exceptions.raise_from_response(response)
         return response
 
@@ -182,13 +188,20 @@ class AttachmentWorker:
                 "(openstack compute service list). If it is up and the host's "
                 "compute service was once deleted, Nova may be reading the deleted "
                 "service row: `nova-manage db archive_deleted_rows` removes it. "
-                "Then run again" % (action, server_id, self.timeout, COMPUTE_SERVICE_DOWN))
+                "Then run again" % (action, server_id, self.timeout, COMPUTE_SERVICE_DOWN)
+            )
         return ModuleFailure(
             "Cinder refused to %s server %s for the whole timeout (%d s): another "
             "attach or detach of the volume did not end (%s). Check cinder-volume "
             "and nova-compute, then run again%s"
-            % (action, server_id, self.timeout, " ".join(_error_text(error).split()),
-               self.watch.note()))
+            % (
+                action,
+                server_id,
+                self.timeout,
+                " ".join(_error_text(error).split()),
+                self.watch.note(),
+            )
+        )
 
     def _repair_abandoned(self):
         return repair_abandoned(self)
@@ -200,9 +213,15 @@ class AttachmentWorker:
         if device:
             body["device"] = device
         try:
-            self._with_retries(Action.ATTACH.verb, server_id, lambda: self._call(
-                "post", "/servers/%s/os-volume_attachments" % server_id,
-                json={"volumeAttachment": body}))
+            self._with_retries(
+                Action.ATTACH.verb,
+                server_id,
+                lambda: self._call(
+                    "post",
+                    "/servers/%s/os-volume_attachments" % server_id,
+                    json={"volumeAttachment": body},
+                ),
+            )
         except sdk_exceptions.BadRequestException as error:
             if ALREADY_ATTACHED not in _error_text(error):
                 raise
@@ -211,9 +230,14 @@ class AttachmentWorker:
 
     def ask_nova_to_detach(self, server_id, repair=True):
         """Nova's detach of this server's attachment; NotFoundException when it holds none."""
-        self._with_retries(Action.DETACH.verb, server_id, lambda: self._call(
-            "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)),
-            repair=repair)
+        self._with_retries(
+            Action.DETACH.verb,
+            server_id,
+            lambda: self._call(
+                "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)
+            ),
+            repair=repair,
+        )
 
     def make(self, server_id, action, device=None, settle=True):
         """Have Nova make ACTION (an Action) for SERVER_ID; with SETTLE, return once Cinder
@@ -247,8 +271,11 @@ class AttachmentWorker:
             reads.append(time.time() - called)
             return volume.status in SETTLED or self.watch.abandoned(volume)
 
-        volume = self.wait_for(settled, "Cinder to finish the %s of server %s"
-                               % (action.verb, server_id), delays=self.pace.delays())
+        volume = self.wait_for(
+            settled,
+            "Cinder to finish the %s of server %s" % (action.verb, server_id),
+            delays=self.pace.delays(),
+        )
         self.pace.learn(reads)
         if volume.status in SETTLED:
             return False
@@ -262,8 +289,11 @@ class AttachmentWorker:
         what = "the volume to show %s" % ", ".join("%s %s" % (a, s) for s, a in calls)
 
         def shown_or_to_mend(v):
-            return _shows(v, calls) or self.watch.abandoned(v) or (
-                bool(self.repairs) and v.status in SETTLED)
+            return (
+                _shows(v, calls)
+                or self.watch.abandoned(v)
+                or (bool(self.repairs) and v.status in SETTLED)
+            )
 
         while True:
             volume = self.last_seen
@@ -272,8 +302,10 @@ class AttachmentWorker:
             if _shows(volume, calls):
                 return
             if time.time() > self.deadline:
-                raise ModuleFailure("timed out after %d s waiting for %s (volume status %s)%s"
-                                    % (self.timeout, what, volume.status, self.watch.note()))
+                raise ModuleFailure(
+                    "timed out after %d s waiting for %s (volume status %s)%s"
+                    % (self.timeout, what, volume.status, self.watch.note())
+                )
             if self.watch.abandoned(volume):
                 self._repair_abandoned()
                 continue
@@ -290,8 +322,9 @@ class AttachmentWorker:
 
     def wait_for(self, condition, what, delays=()):
         try:
-            volume = wait_for_volume(self.conn, self.volume_id, condition, self.deadline,
-                                     what, self.timeout, delays)
+            volume = wait_for_volume(
+                self.conn, self.volume_id, condition, self.deadline, what, self.timeout, delays
+            )
         except ModuleFailure as failure:
             failure.msg += self.watch.note()
             raise
@@ -314,8 +347,16 @@ def _listed(calls):
     return [{"server_id": s, "action": Action(a).value} for s, a in calls]
 
 
-def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None,
-             abandoned_after=ABANDONED_AFTER):
+def converge(
+    conn,
+    volume,
+    to_attach,
+    to_detach,
+    timeout,
+    wait=True,
+    device=None,
+    abandoned_after=ABANDONED_AFTER,
+):
     """Detach, then attach, one call after another at Cinder's pace; with WAIT, until the
     volume shows them all. Returns ([(server ID, Action)], the volume as the last read
     showed it or None, the repairs made).
@@ -345,10 +386,16 @@ def converge(conn, volume, to_attach, to_detach, timeout, wait=True, device=None
     except sdk_exceptions.SDKException as error:
         done, pending = worker.shown()
         raise ModuleFailure(
-            "%s failed after %s%s: %s" % (
+            "%s failed after %s%s: %s"
+            % (
                 "attach or detach of volume %s" % (volume.name or volume.id),
                 ", ".join("%s %s" % (Action(a).value, s) for s, a in done) or "no change shown",
-                "; Nova took, not shown yet: %s" % ", ".join(
-                    "%s %s" % (Action(a).verb, s) for s, a in pending) if pending else "",
-                describe_error(error)),
-            done=_listed(done), asked=_listed(pending)) from error
+                "; Nova took, not shown yet: %s"
+                % ", ".join("%s %s" % (Action(a).verb, s) for s, a in pending)
+                if pending
+                else "",
+                describe_error(error),
+            ),
+            done=_listed(done),
+            asked=_listed(pending),
+        ) from error

@@ -49,19 +49,25 @@ def check_sharing_allowed(volume, holders, server_names):
         "volume %r is not multiattach (type %r), so only one server may hold it; it would be "
         "held by %s. Create the volume with a multiattach volume type "
         "(multiattach.cloud.volume_type) or attach it to one server only"
-        % (volume.name or volume.id, volume.volume_type,
-           ", ".join(sorted(server_names.get(s, s) for s in holders))))
+        % (
+            volume.name or volume.id,
+            volume.volume_type,
+            ", ".join(sorted(server_names.get(s, s) for s in holders)),
+        )
+    )
 
 
 STATUS_ADVICE = {
     "error": "it failed in Cinder (see cinder-volume's log); delete it, or have an admin reset "
-             "its status (openstack volume set --state available) if the backend holds it intact",
+    "its status (openstack volume set --state available) if the backend holds it intact",
     "maintenance": "Cinder or an admin is working on it (a migration or a retype); run again "
-                   "once it has left maintenance",
+    "once it has left maintenance",
 }
-ERROR_STATUS_ADVICE = ("an operation on it failed in Cinder (see cinder-volume's log); an admin "
-                       "checks the backend, then resets its status (openstack volume set --state "
-                       "in-use or available)")
+ERROR_STATUS_ADVICE = (
+    "an operation on it failed in Cinder (see cinder-volume's log); an admin "
+    "checks the backend, then resets its status (openstack volume set --state "
+    "in-use or available)"
+)
 
 
 def refused_status(volume):
@@ -81,9 +87,16 @@ def check_status_allows_change(volume, attach, detach):
     if advice and (attach or detach):
         raise ModuleFailure(
             "volume %r is in status %s, in which Cinder takes no attach or detach (wanted: %s): %s"
-            % (volume.name or volume.id, volume.status,
-               ", ".join(["attach to %d server(s)" % len(attach)] * bool(attach)
-                         + ["detach from %d server(s)" % len(detach)] * bool(detach)), advice))
+            % (
+                volume.name or volume.id,
+                volume.status,
+                ", ".join(
+                    ["attach to %d server(s)" % len(attach)] * bool(attach)
+                    + ["detach from %d server(s)" % len(detach)] * bool(detach)
+                ),
+                advice,
+            )
+        )
 
 
 class AttachmentChange(Change):
@@ -104,8 +117,9 @@ class AttachmentChange(Change):
     def read(self):
         volume = find_one_volume(self.conn, self.volume_name_or_id)
         if volume is None:
-            raise ModuleFailure("volume %r does not exist: check the name or ID"
-                                % self.volume_name_or_id)
+            raise ModuleFailure(
+                "volume %r does not exist: check the name or ID" % self.volume_name_or_id
+            )
         self.index = ServerIndex(self.conn)
         return volume
 
@@ -121,25 +135,48 @@ class AttachmentChange(Change):
         check_sharing_allowed(current, final, self.index.names)
         check_status_allows_change(current, to_attach, to_detach)
         names = self.index.names
-        steps = [Step("%s; %s" % (
-            "detach %s" % ", ".join(to_detach) if to_detach else "detach none",
-            "attach %s" % ", ".join(to_attach) if to_attach else "attach none"),
-            lambda: self.carry_out(current, to_attach, to_detach))] if to_attach or to_detach else []
+        steps = (
+            [
+                Step(
+                    "%s; %s"
+                    % (
+                        "detach %s" % ", ".join(to_detach) if to_detach else "detach none",
+                        "attach %s" % ", ".join(to_attach) if to_attach else "attach none",
+                    ),
+                    lambda: self.carry_out(current, to_attach, to_detach),
+                )
+            ]
+            if to_attach or to_detach
+            else []
+        )
         warnings = []
         if refused_status(current):
-            warnings.append("volume %s is in status %s: %s" % (
-                current.name or current.id, current.status, refused_status(current)))
-        return Plan({"servers": sorted(names.get(s, s) for s in attached)},
-                    {"servers": sorted(names.get(s, s) for s in final)}, steps,
-                    result=self.outcome(current, wanted, attached, to_attach, to_detach),
-                    warnings=warnings)
+            warnings.append(
+                "volume %s is in status %s: %s"
+                % (current.name or current.id, current.status, refused_status(current))
+            )
+        return Plan(
+            {"servers": sorted(names.get(s, s) for s in attached)},
+            {"servers": sorted(names.get(s, s) for s in final)},
+            steps,
+            result=self.outcome(current, wanted, attached, to_attach, to_detach),
+            warnings=warnings,
+        )
 
     def carry_out(self, volume, to_attach, to_detach):
-        _done, last_seen, repairs = converge(self.conn, volume, to_attach, to_detach,
-                                             self.timeout, self.wait, self.device,
-                                             self.abandoned_after)
-        return dict(volume=last_seen or self.conn.block_storage.get_volume(volume.id),
-                    warnings=repairs)
+        _done, last_seen, repairs = converge(
+            self.conn,
+            volume,
+            to_attach,
+            to_detach,
+            self.timeout,
+            self.wait,
+            self.device,
+            self.abandoned_after,
+        )
+        return dict(
+            volume=last_seen or self.conn.block_storage.get_volume(volume.id), warnings=repairs
+        )
 
     def described(self, volume):
         """The volume as volume_info describes it, attach modes read from Cinder (one
@@ -173,13 +210,20 @@ class VolumeAttachmentsChange(AttachmentChange):
 
     def outcome(self, volume, wanted, attached, to_attach, to_detach):
         names = self.index.names
-        actions = dict([(s, "unchanged") for s in wanted if s in attached]
-                       + [(s, Action.ATTACH.value) for s in to_attach]
-                       + [(s, Action.DETACH.value) for s in to_detach])
-        return dict(super().outcome(volume, wanted, attached, to_attach, to_detach),
-                    servers=[{"server_id": s, "server_name": names.get(s), "action": a}
-                             for s, a in sorted(actions.items())],
-                    attached=to_attach, detached=to_detach)
+        actions = dict(
+            [(s, "unchanged") for s in wanted if s in attached]
+            + [(s, Action.ATTACH.value) for s in to_attach]
+            + [(s, Action.DETACH.value) for s in to_detach]
+        )
+        return dict(
+            super().outcome(volume, wanted, attached, to_attach, to_detach),
+            servers=[
+                {"server_id": s, "server_name": names.get(s), "action": a}
+                for s, a in sorted(actions.items())
+            ],
+            attached=to_attach,
+            detached=to_detach,
+        )
 
 
 class ServerVolumeChange(AttachmentChange):
@@ -199,6 +243,7 @@ class ServerVolumeChange(AttachmentChange):
 
     def report(self, plan, result):
         reported = super().report(plan, result)
-        reported["attachment"] = next((a for a in reported["volume"]["attachments"]
-                                       if a["server_id"] == self.server_id), None)
+        reported["attachment"] = next(
+            (a for a in reported["volume"]["attachments"] if a["server_id"] == self.server_id), None
+        )
         return reported

@@ -24,14 +24,20 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk im
 def _found(finder, what, name, **query):
     found = finder(name, ignore_missing=True, **query)
     if found is None:
-        raise ModuleFailure("%s %r does not exist: check the name (these credentials must see it)" % (what, name))
+        raise ModuleFailure(
+            "%s %r does not exist: check the name (these credentials must see it)" % (what, name)
+        )
     return found
 
 
 def password_works(conn, user, project, password):
     """Whether USER can get a token for PROJECT with PASSWORD (from Keystone itself)."""
-    auth = ksa_identity.Password(auth_url=conn.config.auth["auth_url"], user_id=user.id, password=password,
-                                 project_id=project.id)
+    auth = ksa_identity.Password(
+        auth_url=conn.config.auth["auth_url"],
+        user_id=user.id,
+        password=password,
+        project_id=project.id,
+    )
     session = ksa_session.Session(auth=auth, verify=conn.session.verify)
     try:
         session.get_token()
@@ -75,38 +81,80 @@ class FencingIdentityChange(Change):
         role = _found(identity.find_role, "role", self.role)
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
-        password_differs = user is not None and not password_works(self.conn, user, project, self.password)
-        described = dict(user_id=user.id if user else None, name=self.name, domain_id=domain.id,
-                         project_id=project.id, project_name=project.name, role=role.name)
+        password_differs = user is not None and not password_works(
+            self.conn, user, project, self.password
+        )
+        described = dict(
+            user_id=user.id if user else None,
+            name=self.name,
+            domain_id=domain.id,
+            project_id=project.id,
+            project_name=project.name,
+            role=role.name,
+        )
         steps = []
         if user is None:
-            steps.append(Step("create user %s with its project role" % self.name,
-                              lambda: dict(identity=dict(described, user_id=self.create(domain, project, role)))))
+            steps.append(
+                Step(
+                    "create user %s with its project role" % self.name,
+                    lambda: dict(
+                        identity=dict(described, user_id=self.create(domain, project, role))
+                    ),
+                )
+            )
         elif password_differs or user.default_project_id != project.id:
-            steps.append(Step("set the password and the default project of %s" % self.name,
-                              lambda: identity.update_user(user, password=self.password,
-                                                           default_project_id=project.id)))
+            steps.append(
+                Step(
+                    "set the password and the default project of %s" % self.name,
+                    lambda: identity.update_user(
+                        user, password=self.password, default_project_id=project.id
+                    ),
+                )
+            )
         for kind, scope_id, role_id in [a for a in before or [] if a not in wanted]:
-            steps.append(Step("take role %s on %s %s" % (role_id, kind, scope_id),
-                              lambda kind=kind, scope_id=scope_id, role_id=role_id:
-                              self.unassign(user, kind, scope_id, role_id)))
+            steps.append(
+                Step(
+                    "take role %s on %s %s" % (role_id, kind, scope_id),
+                    lambda kind=kind, scope_id=scope_id, role_id=role_id: self.unassign(
+                        user, kind, scope_id, role_id
+                    ),
+                )
+            )
         if user is not None:
-            steps += [Step("give role %s on project %s" % (role_id, scope_id),
-                           lambda scope_id=scope_id, role_id=role_id:
-                           identity.assign_project_role_to_user(scope_id, user, role_id))
-                      for unused, scope_id, role_id in wanted if [unused, scope_id, role_id] not in before]
+            steps += [
+                Step(
+                    "give role %s on project %s" % (role_id, scope_id),
+                    lambda scope_id=scope_id, role_id=role_id: identity.assign_project_role_to_user(
+                        scope_id, user, role_id
+                    ),
+                )
+                for unused, scope_id, role_id in wanted
+                if [unused, scope_id, role_id] not in before
+            ]
         return Plan(
-            {"user": self.name if before is not None else None, "assignments": before or [],
-             "password": None if before is None else ("another" if password_differs else "as given")},
-            {"user": self.name, "assignments": wanted, "password": "as given"}, steps,
-            result=dict(identity=described))
+            {
+                "user": self.name if before is not None else None,
+                "assignments": before or [],
+                "password": None
+                if before is None
+                else ("another" if password_differs else "as given"),
+            },
+            {"user": self.name, "assignments": wanted, "password": "as given"},
+            steps,
+            result=dict(identity=described),
+        )
 
     def create(self, domain, project, role):
         """The new user's ID."""
         identity = self.conn.identity
-        user = identity.create_user(name=self.name, domain_id=domain.id, password=self.password,
-                                    default_project_id=project.id, enabled=True,
-                                    description="multiattach.cloud: fences the cluster's servers")
+        user = identity.create_user(
+            name=self.name,
+            domain_id=domain.id,
+            password=self.password,
+            default_project_id=project.id,
+            enabled=True,
+            description="multiattach.cloud: fences the cluster's servers",
+        )
         identity.assign_project_role_to_user(project.id, user, role.id)
         return user.id
 
@@ -118,8 +166,9 @@ class FencingIdentityChange(Change):
 
     def plan_absent(self, user):
         steps = [Step("delete user %s" % self.name, lambda: self.delete(user))] if user else []
-        return Plan({"user": self.name if user else None}, {"user": None}, steps,
-                    result=dict(identity=None))
+        return Plan(
+            {"user": self.name if user else None}, {"user": None}, steps, result=dict(identity=None)
+        )
 
     def delete(self, user):
         try:

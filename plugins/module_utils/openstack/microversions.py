@@ -12,5 +12,5 @@ BLOCK_STORAGE_ATTACHMENTS = "3.27"
 
 
 def as_tuple(microversion):
-    """"2.60" as (2, 60), to compare with an endpoint's maximum."""
+    """ "2.60" as (2, 60), to compare with an endpoint's maximum."""
     return tuple(int(part) for part in microversion.split("."))

@@ -53,8 +53,9 @@ class OpenStackModule(CollectionModule):
         if installed < MIN_SDK_VERSION:
             raise ModuleFailure(
                 "openstacksdk %s is too old: this collection needs >= %s. Upgrade it in the "
-                "Python that runs the module" % (version_text(installed),
-                                                 version_text(MIN_SDK_VERSION)))
+                "Python that runs the module"
+                % (version_text(installed), version_text(MIN_SDK_VERSION))
+            )
         check_timeout(self.options().get("timeout"))
         self.conn = connect({name: self.params[name] for name in CONNECTION_ARGUMENT_SPEC})
 
@@ -78,4 +79,5 @@ def check_timeout(timeout):
     if timeout is not None and timeout < 1:
         raise ModuleFailure(
             "timeout must be at least 1 (seconds), not %d: give the time the cloud may "
-            "take, for example the default 180" % timeout)
+            "take, for example the default 180" % timeout
+        )

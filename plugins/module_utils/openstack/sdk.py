@@ -20,6 +20,7 @@ try:
 
     import openstack  # pylint: disable=unused-import
     from openstack import exceptions as sdk_exceptions
+
     SDK_IMPORT_ERROR = None
 except ImportError:
     openstack = None
@@ -31,5 +32,6 @@ MIN_SDK_VERSION = (4, 14, 0)
 
 
 def sdk_version():
-    return tuple(int(part) for part in _distribution_version("openstacksdk").split(".")[:3]
-                 if part.isdigit())
+    return tuple(
+        int(part) for part in _distribution_version("openstacksdk").split(".")[:3] if part.isdigit()
+    )

@@ -34,8 +34,9 @@ class ServerIndex:
         if unknown:
             problems.append("no server named or with ID %s" % ", ".join(sorted(unknown)))
         if ambiguous:
-            problems.append("more than one server is named %s: give IDs instead"
-                            % "; ".join(ambiguous))
+            problems.append(
+                "more than one server is named %s: give IDs instead" % "; ".join(ambiguous)
+            )
         if problems:
             raise ModuleFailure("; ".join(problems))
         return resolved

@@ -44,7 +44,8 @@ def check_abandoned_after(seconds):
             "abandoned_after must be at least %d (seconds), not %d: it must outlast what "
             "Nova's compute service may take over an attach or detach (the default %d s "
             "outlasts libvirt's detach retries and an RPC timeout)"
-            % (ABANDONED_AFTER_MIN, seconds, ABANDONED_AFTER))
+            % (ABANDONED_AFTER_MIN, seconds, ABANDONED_AFTER)
+        )
 
 
 class TransitionWatch:
@@ -75,10 +76,12 @@ class TransitionWatch:
         """What a timeout message adds while the volume sits in a transition."""
         if self.seen is None:
             return ""
-        return (". The volume has shown %s unchanged for %d s of this run; a transition is "
-                "undone once this run has seen it unchanged for abandoned_after (%d s, longer "
-                "than Nova's own retries): run with a timeout above that to have it undone"
-                % (self.seen[0], self.clock() - self.seen[2], self.abandoned_after))
+        return (
+            ". The volume has shown %s unchanged for %d s of this run; a transition is "
+            "undone once this run has seen it unchanged for abandoned_after (%d s, longer "
+            "than Nova's own retries): run with a timeout above that to have it undone"
+            % (self.seen[0], self.clock() - self.seen[2], self.abandoned_after)
+        )
 
 
 def repair_abandoned(worker):
@@ -99,11 +102,15 @@ def repair_abandoned(worker):
             "volume %s was left 'detaching' by a detach whose compute service died (no "
             "change for %d s); it was rolled back to in-use (Cinder's roll_detaching, as Nova "
             "does for a failed detach) and the detach asked for again"
-            % (volume.name or volume.id, worker.watch.abandoned_after))
+            % (volume.name or volume.id, worker.watch.abandoned_after)
+        )
         return True
-    stuck = [record for record in attachment_records(conn, {volume.id}, True)
-             if record.get("status") in ABANDONED_ATTACH_STATES
-             and not _shelved_offloaded(conn, record.get("instance"))]
+    stuck = [
+        record
+        for record in attachment_records(conn, {volume.id}, True)
+        if record.get("status") in ABANDONED_ATTACH_STATES
+        and not _shelved_offloaded(conn, record.get("instance"))
+    ]
     for record in stuck:
         _undo_abandoned_attach(worker, volume, record)
     return bool(stuck)
@@ -117,8 +124,10 @@ def _volume_action(conn, volume_id, body):
 def _shelved_offloaded(conn, server_id):
     # Nova leaves the attachment of a shelved-offloaded server `reserved` until unshelve.
     response = conn.compute.get("/servers/%s" % server_id)
-    return response.status_code == 200 and \
-        response.json()["server"].get("status") == "SHELVED_OFFLOADED"
+    return (
+        response.status_code == 200
+        and response.json()["server"].get("status") == "SHELVED_OFFLOADED"
+    )
 
 
 def _undo_abandoned_attach(worker, volume, record):
@@ -128,8 +137,9 @@ def _undo_abandoned_attach(worker, volume, record):
     call for."""
     conn, server_id, after = worker.conn, record.get("instance"), worker.watch.abandoned_after
     try:
-        _volume_action(conn, volume.id, {"os-reset_status": {"status": "in-use",
-                                                             "attach_status": "attached"}})
+        _volume_action(
+            conn, volume.id, {"os-reset_status": {"status": "in-use", "attach_status": "attached"}}
+        )
     except sdk_exceptions.ForbiddenException:
         raise ModuleFailure(
             "volume %s has an attach to server %s that its compute service abandoned "
@@ -137,19 +147,31 @@ def _undo_abandoned_attach(worker, volume, record):
             "of the volume until it is undone, and undoing it needs admin credentials: "
             "run this task with them, or have an admin run `openstack volume set --state "
             "in-use --attached %s` and then `openstack server remove volume %s %s`"
-            % (volume.name or volume.id, server_id, record.get("id"), record.get("status"),
-               after, volume.id, server_id, volume.id)) from None
+            % (
+                volume.name or volume.id,
+                server_id,
+                record.get("id"),
+                record.get("status"),
+                after,
+                volume.id,
+                server_id,
+                volume.id,
+            )
+        ) from None
     try:
         worker.ask_nova_to_detach(server_id, repair=False)
     except sdk_exceptions.NotFoundException:
         # Nova holds no mapping for it (its API rolled back half): Cinder's record is all.
-        response = conn.block_storage.delete("/attachments/%s" % record["id"],
-                                             microversion=BLOCK_STORAGE_ATTACHMENTS)
+        response = conn.block_storage.delete(
+            "/attachments/%s" % record["id"], microversion=BLOCK_STORAGE_ATTACHMENTS
+        )
         sdk_exceptions.raise_from_response(response)
-    worker.wait_for(lambda v: v.status in SETTLED,
-                    "the abandoned attach of server %s to be undone" % server_id)
+    worker.wait_for(
+        lambda v: v.status in SETTLED, "the abandoned attach of server %s to be undone" % server_id
+    )
     worker.repairs.append(
         "the attach of volume %s to server %s was abandoned by its compute service "
         "(attachment %s %s, no change for %d s); it was undone as Nova undoes a failed "
         "attach (reset-status to in-use, then Nova's detach)"
-        % (volume.name or volume.id, server_id, record.get("id"), record.get("status"), after))
+        % (volume.name or volume.id, server_id, record.get("id"), record.get("status"), after)
+    )

@@ -19,12 +19,14 @@ def desired_extra_specs(extra_specs, backend):
         raise ModuleFailure(
             "extra_specs sets multiattach to %r, but a type of this collection always has "
             "multiattach: %r. Leave multiattach out of extra_specs (it is set for you)"
-            % (specs["multiattach"], MULTIATTACH_SPEC))
+            % (specs["multiattach"], MULTIATTACH_SPEC)
+        )
     if backend is not None:
         if specs.get(BACKEND_SPEC_KEY, backend) != backend:
             raise ModuleFailure(
                 "backend is %r but extra_specs sets %s to %r: give the backend once, in backend"
-                % (backend, BACKEND_SPEC_KEY, specs[BACKEND_SPEC_KEY]))
+                % (backend, BACKEND_SPEC_KEY, specs[BACKEND_SPEC_KEY])
+            )
         specs[BACKEND_SPEC_KEY] = backend
     specs["multiattach"] = MULTIATTACH_SPEC
     return specs
@@ -78,6 +80,7 @@ def update_type_fields(conn, volume_type, fields):
     send it as os-volume-type-access:is_public, the create-time name, which the
     update schema refuses with HTTP 400 (additional properties).
     """
-    response = conn.block_storage.put("/types/%s" % volume_type.id,
-                                      json={"volume_type": dict(fields)})
+    response = conn.block_storage.put(
+        "/types/%s" % volume_type.id, json={"volume_type": dict(fields)}
+    )
     sdk_exceptions.raise_from_response(response)

@@ -20,8 +20,11 @@ POLL_SECONDS = 0.25
 def find_one_volume(conn, name_or_id, all_projects=False):
     """The volume with this ID or name; None if none; a failure if the name is ambiguous."""
     query = {"all_projects": True} if all_projects else {}
-    by_id = conn.block_storage.find_volume(name_or_id, ignore_missing=True, **query) \
-        if _looks_like_id(name_or_id) else None
+    by_id = (
+        conn.block_storage.find_volume(name_or_id, ignore_missing=True, **query)
+        if _looks_like_id(name_or_id)
+        else None
+    )
     if by_id is not None:
         return by_id
     try:
@@ -33,7 +36,8 @@ def find_one_volume(conn, name_or_id, all_projects=False):
     if len(named) > 1:
         raise ModuleFailure(
             "%d volumes are named %r (%s): give the volume's ID instead of its name"
-            % (len(named), name_or_id, ", ".join(sorted(v.id for v in named))))
+            % (len(named), name_or_id, ", ".join(sorted(v.id for v in named)))
+        )
     return named[0] if named else None
 
 
@@ -85,8 +89,9 @@ def describe_volume(volume, server_names=None, attach_modes=None):
         "availability_zone": volume.availability_zone,
         "description": volume.description,
         "metadata": dict(volume.metadata or {}),
-        "attachments": [describe_attachment(a, server_names, attach_modes)
-                        for a in volume.attachments or []],
+        "attachments": [
+            describe_attachment(a, server_names, attach_modes) for a in volume.attachments or []
+        ],
     }
 
 
@@ -96,13 +101,17 @@ def one_host_warning(described):
     hosts = {attachment["host_name"] for attachment in described["attachments"]}
     if len(described["attachments"]) < 2 or len(hosts) != 1 or None in hosts:
         return None
-    return ("every server holding volume %s (%s) runs on compute host %s: one host failure takes them "
-            "all down at once. Put the servers in a server group with the soft-anti-affinity policy "
-            "(openstack server group create --policy soft-anti-affinity NAME; openstack server create "
-            "--hint group=<its ID>), see docs/playbooks.md" % (
-                described["name"] or described["id"],
-                ", ".join(sorted(a["server_name"] or a["server_id"] for a in described["attachments"])),
-                hosts.pop()))
+    return (
+        "every server holding volume %s (%s) runs on compute host %s: one host failure takes them "
+        "all down at once. Put the servers in a server group with the soft-anti-affinity policy "
+        "(openstack server group create --policy soft-anti-affinity NAME; openstack server create "
+        "--hint group=<its ID>), see docs/playbooks.md"
+        % (
+            described["name"] or described["id"],
+            ", ".join(sorted(a["server_name"] or a["server_id"] for a in described["attachments"])),
+            hosts.pop(),
+        )
+    )
 
 
 def placement_warnings(described_volumes):
@@ -125,13 +134,15 @@ def wait_for_volume(conn, volume_id, condition, deadline, what, timeout, delays=
                 "volume %s went to status %s while waiting for %s. If it was being created, "
                 "no backend may report the multiattach capability: see "
                 "multiattach.cloud.preflight and the cinder-scheduler log"
-                % (volume.name or volume.id, volume.status, what))
+                % (volume.name or volume.id, volume.status, what)
+            )
         if condition(volume):
             return volume
         if time.time() > deadline:
             raise ModuleFailure(
                 "timed out after %d s waiting for %s (volume status %s). Raise timeout, or "
-                "check nova-compute and cinder-volume" % (timeout, what, volume.status))
+                "check nova-compute and cinder-volume" % (timeout, what, volume.status)
+            )
 
 
 def remove_half_made(storage, volume):
@@ -146,10 +157,18 @@ def remove_half_made(storage, volume):
             status = storage.get_volume(volume.id).status
         except sdk_exceptions.SDKException:
             status = volume.status
-        return ("The volume this run made, %s (ID %s), is left in status %s: Cinder refused to "
-                "delete it (%s). Delete it once it has left %s: openstack volume delete %s"
-                % (volume.name, volume.id, status, " ".join(str(getattr(refusal, "details", "") or refusal).split()),
-                   status, volume.id))
+        return (
+            "The volume this run made, %s (ID %s), is left in status %s: Cinder refused to "
+            "delete it (%s). Delete it once it has left %s: openstack volume delete %s"
+            % (
+                volume.name,
+                volume.id,
+                status,
+                " ".join(str(getattr(refusal, "details", "") or refusal).split()),
+                status,
+                volume.id,
+            )
+        )
 
 
 def attachment_records(conn, volume_ids, all_projects=False):
@@ -166,14 +185,22 @@ def attachment_records(conn, volume_ids, all_projects=False):
     url = "/attachments/detail"
     records = []
     while url:
-        response = conn.block_storage.get(url, params=query,
-                                          microversion=BLOCK_STORAGE_ATTACHMENTS)
+        response = conn.block_storage.get(url, params=query, microversion=BLOCK_STORAGE_ATTACHMENTS)
         sdk_exceptions.raise_from_response(response)
         body = response.json()
-        records.extend(attachment for attachment in body.get("attachments", [])
-                       if attachment.get("volume_id") in volume_ids)
-        url = next((link["href"] for link in body.get("attachments_links", [])
-                    if link.get("rel") == "next"), None)
+        records.extend(
+            attachment
+            for attachment in body.get("attachments", [])
+            if attachment.get("volume_id") in volume_ids
+        )
+        url = next(
+            (
+                link["href"]
+                for link in body.get("attachments_links", [])
+                if link.get("rel") == "next"
+            ),
+            None,
+        )
         query = {}
     return records
 
@@ -193,12 +220,13 @@ def access_mode(record):
 
 def attach_modes(conn, volume_ids, all_projects=False):
     """{attachment ID: access mode} for the attachments of VOLUME_IDS, in one listing."""
-    return {record["id"]: access_mode(record)
-            for record in attachment_records(conn, volume_ids, all_projects)}
+    return {
+        record["id"]: access_mode(record)
+        for record in attachment_records(conn, volume_ids, all_projects)
+    }
 
 
-def volumes_described(conn, name=None, multiattach_only=False, status=None,
-                      all_projects=False):
+def volumes_described(conn, name=None, multiattach_only=False, status=None, all_projects=False):
     """The volume_info module's volumes: one, or all these credentials see, filtered,
     each with its attachments; one list call of servers and one of attachments in all."""
     query = {"all_projects": True} if all_projects else {}
@@ -207,9 +235,11 @@ def volumes_described(conn, name=None, multiattach_only=False, status=None,
         volumes = [volume] if volume else []
     else:
         volumes = list(conn.block_storage.volumes(details=True, **query))
-    volumes = [v for v in volumes
-               if (not multiattach_only or v.is_multiattach)
-               and (not status or v.status == status)]
+    volumes = [
+        v
+        for v in volumes
+        if (not multiattach_only or v.is_multiattach) and (not status or v.status == status)
+    ]
     attached = [v for v in volumes if v.attachments]
     server_names, modes = {}, {}
     if attached:
@@ -230,6 +260,7 @@ class VolumesReading(Reading):
         self.all_projects = all_projects
 
     def read(self, check_mode):
-        volumes = volumes_described(self.conn, self.name, self.multiattach_only, self.status,
-                                    self.all_projects)
+        volumes = volumes_described(
+            self.conn, self.name, self.multiattach_only, self.status, self.all_projects
+        )
         return dict(volumes=volumes, warnings=placement_warnings(volumes))

@@ -29,9 +29,18 @@ class CallbackModule(CallbackBase):
 
     def _write(self, event, result, data=None):
         with open(os.environ["MULTIATTACH_RESULTS_FILE"], "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({
-                "event": event, "task": result.task_name, "host": result.host.get_name(),
-                "data": data if data is not None else result._result}, default=str) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "event": event,
+                        "task": result.task_name,
+                        "host": result.host.get_name(),
+                        "data": data if data is not None else result._result,
+                    },
+                    default=str,
+                )
+                + "\n"
+            )
 
     def v2_runner_on_ok(self, result):
         self._write("ok", result)

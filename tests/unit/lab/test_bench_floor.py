@@ -1,4 +1,5 @@
 """The pipelined floor retries Nova's one-at-a-time refusals, and only those."""
+
 import pytest
 from bench import floor as floor_script
 from openstack import exceptions
@@ -29,7 +30,8 @@ def make_floor(monkeypatch, answers):
 def test_a_refusal_while_cinder_works_is_retried_and_counted(monkeypatch):
     busy = exceptions.BadRequestException(
         message="Invalid volume: Volume v status must be available or in-use or downloading "
-                "to reserve, but the current status is attaching.")
+        "to reserve, but the current status is attaching."
+    )
     floor, calls = make_floor(monkeypatch, [None, busy, busy, None])
     reads = iter([Volume(["s1"], "attaching"), Volume(["s1", "s2"])])
     monkeypatch.setattr(floor, "read_volume", lambda: next(reads))
@@ -50,8 +52,9 @@ def test_any_other_refusal_ends_the_run(monkeypatch):
 
 def test_the_wait_ends_when_cinder_shows_every_server(monkeypatch):
     floor, _calls = make_floor(monkeypatch, [])
-    reads = iter([Volume(["s1"], "attaching"), Volume(["s1", "s2"], "attaching"),
-                  Volume(["s1", "s2"])])
+    reads = iter(
+        [Volume(["s1"], "attaching"), Volume(["s1", "s2"], "attaching"), Volume(["s1", "s2"])]
+    )
     monkeypatch.setattr(floor, "read_volume", lambda: next(reads))
 
     floor.wait(Volume([]), {"s1", "s2"})

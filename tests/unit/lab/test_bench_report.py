@@ -5,9 +5,17 @@ from bench import attach_bench
 
 def cell(seconds, paths, requests=10):
     reads = sum(n for p, n in paths.items() if p.split()[1] == "GET")
-    return {"seconds": seconds, "inner_seconds": seconds / 2, "result": "ok", "reads": reads,
-            "client_requests": requests, "refused": 0, "all_requests": 0, "requests": {},
-            "paths": paths}
+    return {
+        "seconds": seconds,
+        "inner_seconds": seconds / 2,
+        "result": "ok",
+        "reads": reads,
+        "client_requests": requests,
+        "refused": 0,
+        "all_requests": 0,
+        "requests": {},
+        "paths": paths,
+    }
 
 
 DISCOVERY = {"identity GET /v3": 1, "compute GET /v2.1": 1, "block-storage GET /v3/": 2}
@@ -16,8 +24,9 @@ DISCOVERY = {"identity GET /v3": 1, "compute GET /v2.1": 1, "block-storage GET /
 def rows(a_attach, b_attach, rerun_paths, a_requests=10):
     phases = {"attach": cell(1, {}), "re-run": cell(1, dict(DISCOVERY)), "detach half": cell(1, {})}
     tools = {tool: dict(phases) for tool in "abcde"}
-    tools["a"] = dict(phases, attach=cell(a_attach, {}, a_requests),
-                      **{"re-run": cell(1, rerun_paths)})
+    tools["a"] = dict(
+        phases, attach=cell(a_attach, {}, a_requests), **{"re-run": cell(1, rerun_paths)}
+    )
     tools["b"] = dict(phases, attach=cell(b_attach, {}))
     # The floor of a phase is the faster form: sequential attaches, pipelined detaches.
     tools["d"] = dict(phases, attach=cell(10.0, {}), **{"detach half": cell(4.0, {})})
@@ -26,7 +35,9 @@ def rows(a_attach, b_attach, rerun_paths, a_requests=10):
 
 
 def test_goals_met_and_missed_are_told_apart():
-    rerun = dict(DISCOVERY, **{"compute GET /v2.1/servers": 1, "block-storage GET /v3/volumes/ID": 1})
+    rerun = dict(
+        DISCOVERY, **{"compute GET /v2.1/servers": 1, "block-storage GET /v3/volumes/ID": 1}
+    )
     report = attach_bench.report({10: rows(12.0, 20.0, rerun)}, {"x": 1.0}, repeat=1)
 
     assert "| 10 | attach | 1.20x time, 1.00x requests (floor: d) | yes |" in report
@@ -36,7 +47,9 @@ def test_goals_met_and_missed_are_told_apart():
 
 
 def test_a_rerun_that_reads_more_resources_misses_the_goal():
-    rerun = dict(DISCOVERY, **{"compute GET /v2.1/servers": 3, "block-storage GET /v3/volumes/ID": 1})
+    rerun = dict(
+        DISCOVERY, **{"compute GET /v2.1/servers": 3, "block-storage GET /v3/volumes/ID": 1}
+    )
     report = attach_bench.report({10: rows(14.0, 12.0, rerun)}, {"x": 1.0}, repeat=1)
 
     assert "| 10 | attach | 1.40x time, 1.00x requests (floor: d) | NO |" in report
@@ -45,8 +58,7 @@ def test_a_rerun_that_reads_more_resources_misses_the_goal():
 
 def test_too_many_requests_miss_the_goal_even_at_the_floors_pace():
     rerun = dict(DISCOVERY, **{"compute GET /v2.1/servers": 1})
-    report = attach_bench.report({30: rows(10.0, 12.0, rerun, a_requests=16)}, {"x": 1.0},
-                                 repeat=1)
+    report = attach_bench.report({30: rows(10.0, 12.0, rerun, a_requests=16)}, {"x": 1.0}, repeat=1)
 
     assert "| 30 | attach | 1.00x time, 1.60x requests (floor: d) | NO |" in report
 
@@ -70,9 +82,13 @@ def test_every_tool_runs_untimed_once_before_the_first_timed_one(monkeypatch):
 
         def holders(self):
             return []
+
     for tool in "abcde":
-        monkeypatch.setitem(attach_bench.RUNNERS, tool,
-                            lambda lab, action, names, tool=tool: calls.append((tool, action, names)))
+        monkeypatch.setitem(
+            attach_bench.RUNNERS,
+            tool,
+            lambda lab, action, names, tool=tool: calls.append((tool, action, names)),
+        )
     attach_bench.warm_up(FakeLab(), "abcde")
     ran = [call for call in calls if call != "detach all"]
     assert sorted({tool for tool, _action, _names in ran}) == ["a", "b", "c", "d", "e"]

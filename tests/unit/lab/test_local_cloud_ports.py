@@ -1,4 +1,5 @@
 """tools/local_cloud/ports_free.py: a port in use is named with the process that holds it."""
+
 import os
 import socket
 

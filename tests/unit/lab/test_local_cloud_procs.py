@@ -1,4 +1,5 @@
 """The local cloud's process helper: start once, stop exactly its own processes."""
+
 import json
 import os
 import signal
@@ -13,8 +14,13 @@ PROCS = [str(paths.LAB), "--python", sys.executable, "procs"]
 
 
 def procs(run_dir, *args):
-    return subprocess.run([*PROCS, "--run-dir", str(run_dir), *args],
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [*PROCS, "--run-dir", str(run_dir), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def record(run_dir, name):
@@ -39,16 +45,30 @@ def run_dir(tmp_path):
 
 def test_start_twice_starts_one_process(run_dir):
     first = procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
-    second = procs(run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60")
+    second = procs(
+        run_dir, "start", "--log", str(run_dir / "s.log"), "sleeper", "--", "sleep", "60"
+    )
     assert first.returncode == 0 and "started" in first.stdout
-    assert second.returncode == 0 and "already running as PID %d" % record(run_dir, "sleeper")["pid"] in second.stdout
+    assert (
+        second.returncode == 0
+        and "already running as PID %d" % record(run_dir, "sleeper")["pid"] in second.stdout
+    )
 
 
 def test_stop_kills_the_whole_process_group_and_nothing_else(run_dir):
     bystander = subprocess.Popen(["sleep", "60"])
     try:
-        procs(run_dir, "start", "--log", str(run_dir / "f.log"), "forker", "--",
-              "bash", "-c", "sleep 60 & echo $! > child.pid; wait")
+        procs(
+            run_dir,
+            "start",
+            "--log",
+            str(run_dir / "f.log"),
+            "forker",
+            "--",
+            "bash",
+            "-c",
+            "sleep 60 & echo $! > child.pid; wait",
+        )
         deadline = time.time() + 5
         while not (run_dir / "child.pid").exists() and time.time() < deadline:
             time.sleep(0.05)
@@ -84,8 +104,11 @@ def test_a_reused_pid_is_not_taken_for_ours(run_dir):
     """A PID file left by a crash may name a PID that another program now has."""
     stranger = subprocess.Popen(["sleep", "60"])
     try:
-        (run_dir / "ghost.proc.json").write_text(json.dumps(
-            {"name": "ghost", "pid": stranger.pid, "argv": ["x"], "start_time": 1, "started": 0}))
+        (run_dir / "ghost.proc.json").write_text(
+            json.dumps(
+                {"name": "ghost", "pid": stranger.pid, "argv": ["x"], "start_time": 1, "started": 0}
+            )
+        )
         assert procs(run_dir, "status").returncode == 1
         procs(run_dir, "stop")
         assert stranger.poll() is None, "a stranger with a reused PID must survive stop"
@@ -110,8 +133,17 @@ def test_records_of_other_programs_in_the_run_dir_are_ignored(run_dir):
 
 
 def test_status_counts_every_process_of_a_group_and_its_memory(run_dir):
-    procs(run_dir, "start", "--log", str(run_dir / "f.log"), "forker", "--",
-          "bash", "-c", "sleep 60 & sleep 60 & wait")
+    procs(
+        run_dir,
+        "start",
+        "--log",
+        str(run_dir / "f.log"),
+        "forker",
+        "--",
+        "bash",
+        "-c",
+        "sleep 60 & sleep 60 & wait",
+    )
     time.sleep(0.3)
     result = procs(run_dir, "status")
     line = next(l for l in result.stdout.splitlines() if l.startswith("forker"))
@@ -138,16 +170,27 @@ def test_restart_of_an_unknown_name_fails_and_says_why(run_dir):
 
 
 def test_start_all_starts_each_once_and_reports_one_that_exits_at_once(run_dir):
-    daemons = [{"name": "one", "log": str(run_dir / "one.log"), "argv": ["sleep", "60"]},
-               {"name": "two", "argv": ["sleep", "60"]},
-               {"name": "broken", "log": str(run_dir / "b.log"), "argv": ["false"]}]
-    first = subprocess.run([*PROCS, "--run-dir", str(run_dir), "start-all",
-                            "--log-dir", str(run_dir)],
-                           input=json.dumps(daemons), capture_output=True, text=True, timeout=60,
-                           check=False)
-    again = subprocess.run([*PROCS, "--run-dir", str(run_dir), "start-all"],
-                           input=json.dumps(daemons[:1]), capture_output=True, text=True,
-                           timeout=60, check=False)
+    daemons = [
+        {"name": "one", "log": str(run_dir / "one.log"), "argv": ["sleep", "60"]},
+        {"name": "two", "argv": ["sleep", "60"]},
+        {"name": "broken", "log": str(run_dir / "b.log"), "argv": ["false"]},
+    ]
+    first = subprocess.run(
+        [*PROCS, "--run-dir", str(run_dir), "start-all", "--log-dir", str(run_dir)],
+        input=json.dumps(daemons),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    again = subprocess.run(
+        [*PROCS, "--run-dir", str(run_dir), "start-all"],
+        input=json.dumps(daemons[:1]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
     assert first.returncode == 1, first.stderr
     assert "one: started" in first.stdout and "two: started" in first.stdout
@@ -160,8 +203,13 @@ def test_start_all_starts_each_once_and_reports_one_that_exits_at_once(run_dir):
 
 
 def test_start_all_refuses_input_that_is_not_a_list_of_daemons(run_dir):
-    result = subprocess.run([*PROCS, "--run-dir", str(run_dir), "start-all"],
-                            input='[{"name": "x"}]', capture_output=True, text=True, timeout=60,
-                            check=False)
+    result = subprocess.run(
+        [*PROCS, "--run-dir", str(run_dir), "start-all"],
+        input='[{"name": "x"}]',
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2 and "JSON list of {name, argv, log}" in result.stderr
     assert 'without argv, log' in result.stderr

@@ -1,4 +1,5 @@
 """The local cloud's one-process file writer (tools/local_cloud/write_files.py)."""
+
 import json
 import stat
 import subprocess
@@ -10,10 +11,12 @@ WRITE_FILES = [str(paths.LAB), "--python", sys.executable, "write_files"]
 
 
 def write(spec):
-    completed = subprocess.run(WRITE_FILES, input=json.dumps(spec),
-                               capture_output=True, text=True, timeout=60, check=False)
-    return completed.returncode, (json.loads(completed.stdout) if completed.returncode == 0
-                                  else completed.stderr)
+    completed = subprocess.run(
+        WRITE_FILES, input=json.dumps(spec), capture_output=True, text=True, timeout=60, check=False
+    )
+    return completed.returncode, (
+        json.loads(completed.stdout) if completed.returncode == 0 else completed.stderr
+    )
 
 
 def mode(path):
@@ -24,11 +27,13 @@ def test_writes_what_differs_and_nothing_on_a_second_run(tmp_path):
     source = tmp_path / "shipped.ini"
     source.write_text("[pipeline]\n")
     (tmp_path / "old.sync-status").write_text("1\n")
-    spec = {"directories": [str(tmp_path / "state" / "data" / "nova" / "locks")],
-            "files": [[str(tmp_path / "state" / "a.conf"), "secret = s3cret\n"]],
-            "copies": [[str(source), str(tmp_path / "state" / "api-paste.ini")]],
-            "keep": [[str(tmp_path / "state" / "policy.yaml"), "{}\n"]],
-            "remove": [str(tmp_path / "old.sync-status")]}
+    spec = {
+        "directories": [str(tmp_path / "state" / "data" / "nova" / "locks")],
+        "files": [[str(tmp_path / "state" / "a.conf"), "secret = s3cret\n"]],
+        "copies": [[str(source), str(tmp_path / "state" / "api-paste.ini")]],
+        "keep": [[str(tmp_path / "state" / "policy.yaml"), "{}\n"]],
+        "remove": [str(tmp_path / "old.sync-status")],
+    }
 
     first_code, first = write(spec)
     second_code, second = write(spec)

@@ -9,7 +9,9 @@ DOMAIN = """<domain type='qemu'><name>node-1</name>
     {extra}
     <interface type='network'><mac address='52:54:00:6d:61:01'/></interface>
   </devices></domain>"""
-SHARED = "<disk type='file' device='disk'><source file='{run}/shared.raw'/><target dev='vdb'/></disk>"
+SHARED = (
+    "<disk type='file' device='disk'><source file='{run}/shared.raw'/><target dev='vdb'/></disk>"
+)
 OURS = "/work/a/.cache/vm-lab/run"
 OTHER = "/tmp/b/.cache/vm-lab/run"
 
@@ -42,7 +44,9 @@ def test_another_mac_address_is_replaced():
 def test_a_network_with_another_bridge_or_hosts_is_not_ours():
     ours = lab.network_xml("lab", "virbr-a", "192.168.123.1", ["52:54:00:00:00:01=192.168.123.11"])
     assert lab.network_identity(ours) == lab.network_identity(ours)
-    for other in (lab.network_xml("lab", "virbr-b", "192.168.123.1", ["52:54:00:00:00:01=192.168.123.11"]),
-                  lab.network_xml("lab", "virbr-a", "192.168.124.1", ["52:54:00:00:00:01=192.168.124.11"]),
-                  lab.network_xml("lab", "virbr-a", "192.168.123.1", ["52:54:00:00:00:02=192.168.123.11"])):
+    for other in (
+        lab.network_xml("lab", "virbr-b", "192.168.123.1", ["52:54:00:00:00:01=192.168.123.11"]),
+        lab.network_xml("lab", "virbr-a", "192.168.124.1", ["52:54:00:00:00:01=192.168.124.11"]),
+        lab.network_xml("lab", "virbr-a", "192.168.123.1", ["52:54:00:00:00:02=192.168.123.11"]),
+    ):
         assert lab.network_identity(other) != lab.network_identity(ours)

@@ -18,21 +18,35 @@ def test_a_wrapped_task_header_is_joined_and_every_line_passes_through():
     lines = list(molecule_phases.task_lines(WRAPPED_OUTPUT))
 
     assert [line for line, _plain in lines] == WRAPPED_OUTPUT
-    headers = [molecule_phases.TASK.search(plain).group("task") for _line, plain in lines
-               if plain and molecule_phases.TASK.search(plain)]
-    assert headers[1] == ("Attach the shared disk to both running guests as Nova does for a "
-                          "multiattach volume")
+    headers = [
+        molecule_phases.TASK.search(plain).group("task")
+        for _line, plain in lines
+        if plain and molecule_phases.TASK.search(plain)
+    ]
+    assert headers[1] == (
+        "Attach the shared disk to both running guests as Nova does for a multiattach volume"
+    )
     assert headers[2] == "Some other task"
 
 
 def test_phases_last_until_the_next_action_and_marked_tasks_until_the_next_task():
-    marks = [("create", 0.0), ("create: image", 1.0), ("", 4.0), ("create: image", 5.0),
-             ("", 7.0), ("converge", 10.0), ("verify", 30.0)]
+    marks = [
+        ("create", 0.0),
+        ("create: image", 1.0),
+        ("", 4.0),
+        ("create: image", 5.0),
+        ("", 7.0),
+        ("converge", 10.0),
+        ("verify", 30.0),
+    ]
 
     table = molecule_phases.phases_table(marks, finished=35.0)
 
-    assert table == [("create", 10.0, [("create: image", 5.0)]),
-                     ("converge", 20.0, []), ("verify", 5.0, [])]
+    assert table == [
+        ("create", 10.0, [("create: image", 5.0)]),
+        ("converge", 20.0, []),
+        ("verify", 5.0, []),
+    ]
 
 
 def test_every_marked_task_is_a_task_of_a_molecule_scenario():
@@ -54,12 +68,20 @@ def test_every_marked_task_is_a_task_of_a_molecule_scenario():
 
     for playbook in root.glob("*/*.yml"):
         collect(yaml.safe_load(playbook.read_text()))
-    assert not set(molecule_phases.MARKED_TASKS) - names, sorted(set(molecule_phases.MARKED_TASKS) - names)
+    assert not set(molecule_phases.MARKED_TASKS) - names, sorted(
+        set(molecule_phases.MARKED_TASKS) - names
+    )
 
 
 def test_the_node_lost_and_partition_figures_are_told_apart():
     lost = "    msg: \"node-1 lost: node-2's writes stalled at most 4.4 s; 51 lines written after\""
     cut = "    msg: 'partition: fence 6.2 s, resume 19.5 s, stall 13.3 s'"
     assert molecule_phases.STALL.search(lost).group("seconds") == "4.4"
-    assert molecule_phases.STALL.search(cut) is None and molecule_phases.PARTITION.search(lost) is None
-    assert molecule_phases.PARTITION.search(cut).groupdict() == {"fence": "6.2", "resume": "19.5", "stall": "13.3"}
+    assert (
+        molecule_phases.STALL.search(cut) is None and molecule_phases.PARTITION.search(lost) is None
+    )
+    assert molecule_phases.PARTITION.search(cut).groupdict() == {
+        "fence": "6.2",
+        "resume": "19.5",
+        "stall": "13.3",
+    }

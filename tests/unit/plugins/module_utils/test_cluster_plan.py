@@ -1,5 +1,6 @@
 """Node IDs kept for the life of a cluster, and no member dropped while it has the filesystem
 mounted (plugins/module_utils/cluster_plan.py, the role's tasks/plan.yml)."""
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan import (
@@ -9,9 +10,14 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan imp
 
 
 def read(name, recorded=None, mounted_by=(), o2cb=None):
-    return dict(node_name=name, recorded_nodes={n: dict(id=i, address="10.0.0.%d" % i)
-                                                for n, i in (recorded or {}).items()},
-                mounted_by=list(mounted_by), o2cb_nodes=o2cb or {})
+    return dict(
+        node_name=name,
+        recorded_nodes={
+            n: dict(id=i, address="10.0.0.%d" % i) for n, i in (recorded or {}).items()
+        },
+        mounted_by=list(mounted_by),
+        o2cb_nodes=o2cb or {},
+    )
 
 
 def test_a_new_cluster_numbers_its_first_members_in_the_inventory_order():
@@ -22,7 +28,11 @@ def test_a_new_cluster_numbers_its_first_members_in_the_inventory_order():
 
 def test_a_node_that_sorts_first_joins_with_a_new_id_and_the_members_keep_theirs():
     record = {"node-1": 1, "node-2": 2}
-    reads = {"node-0": read("node-0"), "node-1": read("node-1", record), "node-2": read("node-2", record)}
+    reads = {
+        "node-0": read("node-0"),
+        "node-1": read("node-1", record),
+        "node-2": read("node-2", record),
+    }
     plan = cluster_plan(reads, ["node-0", "node-1", "node-2"], {}, "gfs2")
     assert plan["ids"] == {"node-0": 3, "node-1": 1, "node-2": 2}
     assert plan["dropped"] == []
@@ -52,17 +62,24 @@ def test_the_running_o2cb_cluster_is_a_record_too():
 
 def test_a_member_still_mounted_is_never_dropped():
     record = {"node-1": 1, "node-2": 2, "node-3": 3}
-    reads = {"node-1": read("node-1", record, mounted_by=["node-1", "node-3"]),
-             "node-2": read("node-2", record, mounted_by=["node-1", "node-3"])}
-    with pytest.raises(ClusterPlanError, match=r"leaves out node-3, which still has the filesystem mounted "
-                                               r"\(as node-1, node-2 sees it\).*remove_node"):
+    reads = {
+        "node-1": read("node-1", record, mounted_by=["node-1", "node-3"]),
+        "node-2": read("node-2", record, mounted_by=["node-1", "node-3"]),
+    }
+    with pytest.raises(
+        ClusterPlanError,
+        match=r"leaves out node-3, which still has the filesystem mounted "
+        r"\(as node-1, node-2 sees it\).*remove_node",
+    ):
         cluster_plan(reads, ["node-1", "node-2"], {}, "gfs2")
 
 
 def test_a_pin_cannot_change_a_recorded_id_and_two_members_cannot_share_one():
     record = {"a": 1, "b": 2}
     reads = {"a": read("a", record), "b": read("b", record), "c": read("c")}
-    with pytest.raises(ClusterPlanError, match="has ID 2 in the cluster's configuration and clustered_fs_node_id 5"):
+    with pytest.raises(
+        ClusterPlanError, match="has ID 2 in the cluster's configuration and clustered_fs_node_id 5"
+    ):
         cluster_plan(reads, ["a", "b"], {"b": 5}, "gfs2")
     with pytest.raises(ClusterPlanError, match="a and c would share a node ID"):
         cluster_plan(reads, ["a", "b", "c"], {"c": "1"}, "gfs2")
@@ -77,5 +94,7 @@ def test_records_that_disagree_and_members_not_read_are_refused_with_their_names
     reads = {"a": read("a", {"a": 1, "b": 2}), "b": read("b", {"a": 1, "b": 3})}
     with pytest.raises(ClusterPlanError, match=r"disagree on b's ID: 2 on a; 3 on b"):
         cluster_plan(reads, ["a", "b"], {}, "gfs2")
-    with pytest.raises(ClusterPlanError, match=r"c is in the cluster's group but not read in this run"):
+    with pytest.raises(
+        ClusterPlanError, match=r"c is in the cluster's group but not read in this run"
+    ):
         cluster_plan({"a": read("a")}, ["a", "c"], {}, "gfs2")

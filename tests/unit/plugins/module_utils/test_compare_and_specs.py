@@ -1,4 +1,5 @@
 """Planning and comparison logic of module_utils (no cloud)."""
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils import change, compare
@@ -12,13 +13,18 @@ def test_multiattach_is_always_added_to_the_extra_specs():
 
 def test_backend_pins_volume_backend_name_and_values_become_strings():
     specs = volume_types.desired_extra_specs({"capabilities:x": True, "n": 3}, "ceph")
-    assert specs == {"capabilities:x": "True", "n": "3", "volume_backend_name": "ceph",
-                     "multiattach": "<is> True"}
+    assert specs == {
+        "capabilities:x": "True",
+        "n": "3",
+        "volume_backend_name": "ceph",
+        "multiattach": "<is> True",
+    }
 
 
 def test_the_exact_multiattach_spec_may_be_repeated():
-    assert volume_types.desired_extra_specs({"multiattach": "<is> True"}, None) == \
-        {"multiattach": "<is> True"}
+    assert volume_types.desired_extra_specs({"multiattach": "<is> True"}, None) == {
+        "multiattach": "<is> True"
+    }
 
 
 @pytest.mark.parametrize("value", ["<is> False", "True", "true", "False"])
@@ -41,8 +47,10 @@ def test_dict_changes_merge_by_default_and_purge_on_request():
     current = {"keep": "1", "change": "old", "other": "x"}
     desired = {"keep": "1", "change": "new", "add": "y"}
     assert compare.dict_changes(current, desired) == ({"change": "new", "add": "y"}, [])
-    assert compare.dict_changes(current, desired, purge=True) == \
-        ({"change": "new", "add": "y"}, ["other"])
+    assert compare.dict_changes(current, desired, purge=True) == (
+        {"change": "new", "add": "y"},
+        ["other"],
+    )
 
 
 def test_set_changes_converge_exactly():

@@ -1,5 +1,6 @@
 """A day-2 playbook's node, named by inventory name, OpenStack server name or server ID, ends at
 one inventory host (plugins/module_utils/inventory_node.py)."""
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.inventory_node import (
@@ -7,26 +8,40 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.inventory_node i
     inventory_node,
 )
 
-HOSTVARS = {"db-a": {"openstack_server_name": "prod-db-1"}, "db-b": {"openstack_server_id": "id-b"},
-            "db-c": {}}
+HOSTVARS = {
+    "db-a": {"openstack_server_name": "prod-db-1"},
+    "db-b": {"openstack_server_id": "id-b"},
+    "db-c": {},
+}
 HOSTS = list(HOSTVARS)
-ATTACHMENTS = [{"server_id": "id-a", "server_name": "prod-db-1"}, {"server_id": "id-b", "server_name": "db-b"},
-               {"server_id": "id-c", "server_name": "db-c"}]
+ATTACHMENTS = [
+    {"server_id": "id-a", "server_name": "prod-db-1"},
+    {"server_id": "id-b", "server_name": "db-b"},
+    {"server_id": "id-c", "server_name": "db-c"},
+]
 
 
 @pytest.mark.parametrize("node", ["db-a", "prod-db-1", "id-a"])
 def test_every_documented_name_of_a_server_finds_the_same_host(node):
-    assert inventory_node(HOSTVARS, HOSTS, node, ATTACHMENTS) == dict(host="db-a", server="id-a", attached=True)
+    assert inventory_node(HOSTVARS, HOSTS, node, ATTACHMENTS) == dict(
+        host="db-a", server="id-a", attached=True
+    )
 
 
 def test_a_server_id_recorded_in_the_inventory_finds_its_host_before_it_is_attached():
-    assert inventory_node(HOSTVARS, HOSTS, "id-b", []) == dict(host="db-b", server="id-b", attached=False)
-    assert inventory_node(HOSTVARS, HOSTS, "db-c", []) == dict(host="db-c", server="db-c", attached=False)
+    assert inventory_node(HOSTVARS, HOSTS, "id-b", []) == dict(
+        host="db-b", server="id-b", attached=False
+    )
+    assert inventory_node(HOSTVARS, HOSTS, "db-c", []) == dict(
+        host="db-c", server="db-c", attached=False
+    )
 
 
 def test_an_unknown_server_is_refused_and_says_when_the_volume_is_attached_to_it():
     with pytest.raises(InventoryNodeError, match="is no inventory host.*the volume IS attached"):
-        inventory_node(HOSTVARS, HOSTS, "id-x", ATTACHMENTS + [{"server_id": "id-x", "server_name": "stray"}])
+        inventory_node(
+            HOSTVARS, HOSTS, "id-x", ATTACHMENTS + [{"server_id": "id-x", "server_name": "stray"}]
+        )
     assert inventory_node(HOSTVARS, HOSTS, "id-x", [], required=False) is None
     with pytest.raises(InventoryNodeError, match="say which server"):
         inventory_node(HOSTVARS, HOSTS, " ", ATTACHMENTS)

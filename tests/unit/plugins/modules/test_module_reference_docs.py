@@ -1,6 +1,7 @@
 """docs/modules/ is what antsibull-docs makes of the current code (`make docs`), CHANGELOG.md
 what antsibull-changelog makes of changelogs/ (`make changelog`), and the
 docs link modules as modules and roles as roles."""
+
 import os
 import re
 import subprocess
@@ -15,12 +16,29 @@ BIN = Path(sys.executable).parent
 
 
 def generated_reference(destination):
-    env = dict(os.environ, PATH="%s:%s" % (BIN, os.environ["PATH"]),
-               ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections"))
-    subprocess.run([str(BIN / "antsibull-docs"), "collection", "--use-current",
-                    "--squash-hierarchy", "--fail-on-error", "--output-format", "simplified-rst",
-                    "--dest-dir", str(destination), "multiattach.cloud"],
-                   env=env, capture_output=True, text=True, check=True)
+    env = dict(
+        os.environ,
+        PATH="%s:%s" % (BIN, os.environ["PATH"]),
+        ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections"),
+    )
+    subprocess.run(
+        [
+            str(BIN / "antsibull-docs"),
+            "collection",
+            "--use-current",
+            "--squash-hierarchy",
+            "--fail-on-error",
+            "--output-format",
+            "simplified-rst",
+            "--dest-dir",
+            str(destination),
+            "multiattach.cloud",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return {p.name: p.read_text() for p in destination.iterdir()}
 
 
@@ -28,8 +46,9 @@ def test_the_reference_is_generated_from_the_current_code():
     with tempfile.TemporaryDirectory(prefix="multiattach-docs-") as temp:
         wanted = generated_reference(Path(temp))
     committed = {p.name: p.read_text() for p in (ROOT / "docs" / "modules").iterdir()}
-    stale = sorted(name for name in set(wanted) | set(committed)
-                   if wanted.get(name) != committed.get(name))
+    stale = sorted(
+        name for name in set(wanted) | set(committed) if wanted.get(name) != committed.get(name)
+    )
     assert stale == [], "docs/modules/ is out of date: %s. Run `make docs` and commit it" % stale
 
 
@@ -50,16 +69,30 @@ def test_roles_are_referenced_as_roles_and_modules_as_modules():
         text = path.read_text()
         for name in re.findall(r"M\(multiattach\.cloud\.(\w+)\)", text):
             if name not in modules:
-                wrong.append("%s: M(multiattach.cloud.%s)%s" % (
-                    path.name, name, " is a role: use R()" if name in roles else ""))
+                wrong.append(
+                    "%s: M(multiattach.cloud.%s)%s"
+                    % (path.name, name, " is a role: use R()" if name in roles else "")
+                )
     assert wrong == []
 
 
 def test_the_changelog_is_generated_from_changelogs(tmp_path):
     """CHANGELOG.md is antsibull-changelog's rendering of changelogs/changelog.yaml."""
     output = tmp_path / "CHANGELOG.md"
-    subprocess.run([str(BIN / "antsibull-changelog"), "generate", "--output", str(output),
-                    "--output-format", "md"], cwd=str(ROOT), capture_output=True, text=True,
-                   check=True)
-    assert output.read_text() == (ROOT / "CHANGELOG.md").read_text(), \
+    subprocess.run(
+        [
+            str(BIN / "antsibull-changelog"),
+            "generate",
+            "--output",
+            str(output),
+            "--output-format",
+            "md",
+        ],
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert output.read_text() == (ROOT / "CHANGELOG.md").read_text(), (
         "CHANGELOG.md is out of date: run `make changelog` and commit it"
+    )

@@ -4,6 +4,7 @@ the argument spec and the job (the Change or Reading of module_utils/change.py t
 work; the base builds and runs it), at most a short context() or describe(), and main().
 Reading, planning, applying and reporting live in module_utils; no module calls fail_json or
 exit_json itself (the base's one failure path does)."""
+
 import ast
 
 import pytest
@@ -13,11 +14,23 @@ from local_cloud import paths
 MODULES = sorted((paths.ROOT / "plugins" / "modules").glob("*.py"))
 DOC_NAMES = {"DOCUMENTATION", "EXAMPLES", "RETURN"}
 BASES = {"OpenStackModule", "LibvirtModule", "CollectionModule"}
-CLASS_SETTINGS = {"argument_spec", "module_kwargs", "wait_options", "masked_options",
-                  "libvirt_failure", "job"}
-KINDS = {"multiattach.cloud.openstack.INFO", "multiattach.cloud.openstack.CHANGES",
-         "multiattach.cloud.openstack.CHANGES_WITH_WAIT", "multiattach.cloud.attachments",
-         "multiattach.cloud.libvirt", "multiattach.cloud.cluster_node", "multiattach.cloud.attributes"}
+CLASS_SETTINGS = {
+    "argument_spec",
+    "module_kwargs",
+    "wait_options",
+    "masked_options",
+    "libvirt_failure",
+    "job",
+}
+KINDS = {
+    "multiattach.cloud.openstack.INFO",
+    "multiattach.cloud.openstack.CHANGES",
+    "multiattach.cloud.openstack.CHANGES_WITH_WAIT",
+    "multiattach.cloud.attachments",
+    "multiattach.cloud.libvirt",
+    "multiattach.cloud.cluster_node",
+    "multiattach.cloud.attributes",
+}
 # Fragments of other collections a module may list besides its kind.
 OTHER_FRAGMENTS = {"ansible.builtin.files"}
 METHODS = {"context", "describe"}
@@ -28,8 +41,15 @@ def shape_problems(source):
     problems = []
     classes = []
     for node in ast.parse(source).body:
-        if isinstance(node, ast.ImportFrom) and (node.module == "__future__" or node.module.startswith(
-                ("ansible_collections.multiattach.cloud.plugins.module_utils", "ansible.module_utils"))):
+        if isinstance(node, ast.ImportFrom) and (
+            node.module == "__future__"
+            or node.module.startswith(
+                (
+                    "ansible_collections.multiattach.cloud.plugins.module_utils",
+                    "ansible.module_utils",
+                )
+            )
+        ):
             continue
         if isinstance(node, ast.Assign) and {t.id for t in node.targets} <= DOC_NAMES:
             if node.targets[0].id == "DOCUMENTATION":
@@ -57,8 +77,9 @@ def shape_problems(source):
             names.add(node.name)
             lines = node.end_lineno - node.lineno
             if lines > MAX_METHOD_LINES:
-                problems.append("%s() has %d lines: its logic belongs in module_utils"
-                                % (node.name, lines))
+                problems.append(
+                    "%s() has %d lines: its logic belongs in module_utils" % (node.name, lines)
+                )
             continue
         problems.append("line %d: %s in the module class" % (node.lineno, ast.unparse(node)[:60]))
     if "job" not in names:
@@ -72,8 +93,11 @@ def shape_problems(source):
 def fragment_problems(documentation):
     fragments = (documentation or {}).get("extends_documentation_fragment", [])
     kinds = [name for name in fragments if name in KINDS]
-    problems = ["lists the fragment %s, which is no module kind" % name
-                for name in fragments if name not in KINDS | OTHER_FRAGMENTS]
+    problems = [
+        "lists the fragment %s, which is no module kind" % name
+        for name in fragments
+        if name not in KINDS | OTHER_FRAGMENTS
+    ]
     if len(kinds) != 1:
         problems.append("lists %d module kinds (%s), not one" % (len(kinds), ", ".join(kinds)))
     return problems
@@ -133,8 +157,10 @@ def main():
     assert any("def create" in p for p in problems), problems
     assert "calls exit_json itself" in problems
     assert "lists the fragment multiattach.cloud.openstack, which is no module kind" in problems
-    assert ("lists 2 module kinds (multiattach.cloud.openstack.INFO, "
-            "multiattach.cloud.attributes), not one") in problems
+    assert (
+        "lists 2 module kinds (multiattach.cloud.openstack.INFO, "
+        "multiattach.cloud.attributes), not one"
+    ) in problems
 
 
 def test_the_shape_check_finds_a_module_class_with_nothing_to_run():

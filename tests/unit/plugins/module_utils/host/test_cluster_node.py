@@ -1,4 +1,5 @@
 """clustered_fs_info's one-pass read of a node: the disk, its signature, the stack, the mount."""
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_node
@@ -20,8 +21,17 @@ class FakeCommands:
 
 
 def params(**overrides):
-    values = dict(volume_id=VOLUME_ID, device=None, filesystem="ocfs2", cluster_name="multiattach",
-                  mount_point="/srv/shared", packages=["ocfs2-tools"], gfs2_fencing=True, fencing_cloud=None, read_users=True)
+    values = dict(
+        volume_id=VOLUME_ID,
+        device=None,
+        filesystem="ocfs2",
+        cluster_name="multiattach",
+        mount_point="/srv/shared",
+        packages=["ocfs2-tools"],
+        gfs2_fencing=True,
+        fencing_cloud=None,
+        read_users=True,
+    )
     values.update(overrides)
     return values
 
@@ -31,17 +41,24 @@ def node_report(run, options):
     return cluster_node.ClusterNodeReading(run, **options).read(check_mode=False)
 
 
-def test_a_volume_is_found_by_its_virtio_serial_and_a_missing_one_is_named_by_nothing(tmp_path, monkeypatch):
+def test_a_volume_is_found_by_its_virtio_serial_and_a_missing_one_is_named_by_nothing(
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
-    assert cluster_node.find_disk(VOLUME_ID, None) == dict(path=None, exists=False, is_block_device=False)
+    assert cluster_node.find_disk(VOLUME_ID, None) == dict(
+        path=None, exists=False, is_block_device=False
+    )
     (tmp_path / ("virtio-" + VOLUME_ID[:20])).write_text("")
     found = cluster_node.find_disk(VOLUME_ID, None)
-    assert found == dict(path=str(tmp_path / ("virtio-" + VOLUME_ID[:20])), exists=True, is_block_device=False)
+    assert found == dict(
+        path=str(tmp_path / ("virtio-" + VOLUME_ID[:20])), exists=True, is_block_device=False
+    )
 
 
 def test_a_device_path_is_used_as_given(tmp_path):
     assert cluster_node.find_disk("", str(tmp_path / "vdz")) == dict(
-        path=str(tmp_path / "vdz"), exists=False, is_block_device=False)
+        path=str(tmp_path / "vdz"), exists=False, is_block_device=False
+    )
 
 
 def test_the_probe_drops_cached_blocks_before_blkid_and_reads_its_type():
@@ -58,16 +75,22 @@ def test_an_empty_disk_has_no_signature_and_a_blkid_error_fails_naming_the_disk(
 
 
 def test_missing_packages_are_those_dpkg_does_not_list_as_installed():
-    commands = FakeCommands(dpkg_query=(1, "gfs2-utils install ok installed\ncorosync deinstall ok config-files\n",
-                                        "dpkg-query: no packages found matching dlm-controld"))
+    commands = FakeCommands(
+        dpkg_query=(
+            1,
+            "gfs2-utils install ok installed\ncorosync deinstall ok config-files\n",
+            "dpkg-query: no packages found matching dlm-controld",
+        )
+    )
     assert cluster_node.missing_packages(commands, ["gfs2-utils", "dlm-controld", "corosync"]) == [
-        "dlm-controld", "corosync"]
+        "dlm-controld",
+        "corosync",
+    ]
     assert cluster_node.missing_packages(commands, []) == []
 
 
 def test_a_service_runs_by_systemctl_show_and_starts_at_boot_by_is_enabled():
-    shown = ("Id=o2cb.service\nActiveState=active\n\n"
-             "Id=ocfs2.service\nActiveState=inactive\n")
+    shown = "Id=o2cb.service\nActiveState=active\n\nId=ocfs2.service\nActiveState=inactive\n"
 
     def commands(argv):
         if argv[1] == "show":
@@ -76,7 +99,9 @@ def test_a_service_runs_by_systemctl_show_and_starts_at_boot_by_is_enabled():
         return (0, "enabled\n", "") if argv[2] == "o2cb" else (1, "disabled\n", "")
 
     assert cluster_node.service_states(commands, ["o2cb", "ocfs2"]) == {
-        "o2cb": dict(active=True, enabled=True), "ocfs2": dict(active=False, enabled=False)}
+        "o2cb": dict(active=True, enabled=True),
+        "ocfs2": dict(active=False, enabled=False),
+    }
 
 
 def test_the_running_o2cb_nodes_come_from_configfs(tmp_path, monkeypatch):
@@ -90,10 +115,13 @@ def test_the_running_o2cb_nodes_come_from_configfs(tmp_path, monkeypatch):
 
 def test_the_fstab_entry_is_the_line_for_the_mount_point_not_a_comment(tmp_path):
     fstab = tmp_path / "fstab"
-    fstab.write_text("/dev/vda / ext4 defaults 0 1\n#/dev/vdc /srv/shared ext4 defaults 0 0\n"
-                     "/dev/disk/by-id/virtio-x\t/srv/shared  ocfs2 _netdev,noatime 0 0\n")
+    fstab.write_text(
+        "/dev/vda / ext4 defaults 0 1\n#/dev/vdc /srv/shared ext4 defaults 0 0\n"
+        "/dev/disk/by-id/virtio-x\t/srv/shared  ocfs2 _netdev,noatime 0 0\n"
+    )
     assert cluster_node.fstab_entry("/srv/shared", str(fstab)) == (
-        "/dev/disk/by-id/virtio-x /srv/shared ocfs2 _netdev,noatime 0 0")
+        "/dev/disk/by-id/virtio-x /srv/shared ocfs2 _netdev,noatime 0 0"
+    )
     assert cluster_node.fstab_entry("/srv/other", str(fstab)) is None
 
 
@@ -117,7 +145,9 @@ def test_gfs2_counts_as_in_use_only_with_corosync_running_and_a_lockspace(tmp_pa
     assert node_report(stopped, params(filesystem="gfs2"))["stack_in_use"] is False
 
 
-def test_gfs2_without_fencing_on_a_nova_server_is_warned_of_and_elsewhere_not(tmp_path, monkeypatch):
+def test_gfs2_without_fencing_on_a_nova_server_is_warned_of_and_elsewhere_not(
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(cluster_node, "BY_ID", str(tmp_path))
     dmi = tmp_path / "dmi"
     dmi.mkdir()
@@ -153,9 +183,24 @@ Directory block: lf_depth:0, lf_entries:0, lf_inode: 0x0, lf_dist: 0, lf_nsec: 0
 
 def test_gfs2_slots_are_its_journals_and_ocfs2_slots_come_from_tunefs(monkeypatch):
     monkeypatch.setattr(cluster_node.shutil, "which", lambda tool: "/usr/sbin/" + tool)
-    assert cluster_node.filesystem_slots(FakeCommands(gfs2_edit=(0, GFS2_JINDEX, "")), "/dev/vdb", "gfs2") == 3
-    assert cluster_node.filesystem_slots(FakeCommands(tunefs_ocfs2=(0, "4\n", "")), "/dev/vdb", "ocfs2") == 4
-    assert cluster_node.filesystem_slots(FakeCommands(gfs2_edit=(1, "", "bad superblock")), "/dev/vdb", "gfs2") is None
+    assert (
+        cluster_node.filesystem_slots(
+            FakeCommands(gfs2_edit=(0, GFS2_JINDEX, "")), "/dev/vdb", "gfs2"
+        )
+        == 3
+    )
+    assert (
+        cluster_node.filesystem_slots(
+            FakeCommands(tunefs_ocfs2=(0, "4\n", "")), "/dev/vdb", "ocfs2"
+        )
+        == 4
+    )
+    assert (
+        cluster_node.filesystem_slots(
+            FakeCommands(gfs2_edit=(1, "", "bad superblock")), "/dev/vdb", "gfs2"
+        )
+        is None
+    )
 
 
 def test_slots_are_unknown_while_the_filesystem_tools_are_not_installed(monkeypatch):

@@ -1,5 +1,6 @@
 """What a node records of its cluster and what the cluster says of the mounts
 (plugins/module_utils/host/cluster_records.py, device_mounts.py, mkfs.py)."""
+
 import os
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import (
@@ -30,9 +31,11 @@ quorum {
 }
 """
 
-O2CB = "cluster:\n\tnode_count = 2\n\tname = lab\n\nnode:\n\tip_port = 7777\n\tip_address = 10.0.0.1\n" \
-    "\tnumber = 0\n\tname = node-1\n\tcluster = lab\n\nnode:\n\tip_address = 10.0.0.2\n\tnumber = 4\n" \
+O2CB = (
+    "cluster:\n\tnode_count = 2\n\tname = lab\n\nnode:\n\tip_port = 7777\n\tip_address = 10.0.0.1\n"
+    "\tnumber = 0\n\tname = node-1\n\tcluster = lab\n\nnode:\n\tip_address = 10.0.0.2\n\tnumber = 4\n"
     "\tname = node-2\n\tcluster = lab\n\nnode:\n\tnumber = 1\n\tname = other\n\tcluster = elsewhere\n"
+)
 
 DLM_LS = """dlm lockspaces
 name          shared
@@ -49,18 +52,27 @@ members       1
 
 def test_corosync_nodelist_is_read_with_ids_and_addresses():
     assert cluster_records.corosync_nodes(COROSYNC) == {
-        "node-1": dict(id=1, address="10.0.0.1"), "node-0": dict(id=3, address="10.0.0.9")}
+        "node-1": dict(id=1, address="10.0.0.1"),
+        "node-0": dict(id=3, address="10.0.0.9"),
+    }
     assert cluster_records.corosync_nodes(None) == {}
-    assert cluster_records.corosync_nodes(COROSYNC.replace("version: 2", "version: 2\n    cluster_name: lab"),
-                                          "lab") == cluster_records.corosync_nodes(COROSYNC)
+    assert cluster_records.corosync_nodes(
+        COROSYNC.replace("version: 2", "version: 2\n    cluster_name: lab"), "lab"
+    ) == cluster_records.corosync_nodes(COROSYNC)
     # Debian's corosync package ships a one-node file of its own cluster: no record of ours.
-    assert cluster_records.corosync_nodes(COROSYNC.replace("version: 2", "version: 2\n    cluster_name: debian"),
-                                          "lab") == {}
+    assert (
+        cluster_records.corosync_nodes(
+            COROSYNC.replace("version: 2", "version: 2\n    cluster_name: debian"), "lab"
+        )
+        == {}
+    )
 
 
 def test_o2cb_nodes_of_this_cluster_only():
     assert cluster_records.o2cb_conf_nodes(O2CB, "lab") == {
-        "node-1": dict(id=0, address="10.0.0.1"), "node-2": dict(id=4, address="10.0.0.2")}
+        "node-1": dict(id=0, address="10.0.0.1"),
+        "node-2": dict(id=4, address="10.0.0.2"),
+    }
 
 
 def test_gfs2_mounted_by_are_the_members_of_its_lockspace_named_by_the_record():
@@ -68,20 +80,29 @@ def test_gfs2_mounted_by_are_the_members_of_its_lockspace_named_by_the_record():
 
     def run(argv):
         return (0, DLM_LS, "") if argv[:2] == ["dlm_tool", "ls"] else (1, "", "")
+
     assert cluster_records.dlm_lockspace_members(DLM_LS) == {"shared": [1, 3], "other": [1]}
     if cluster_records.shutil.which("dlm_tool"):
-        assert cluster_records.gfs2_mounted_by(run, ["LABEL=lab:shared", "TYPE=gfs2"], recorded) == ["node-1", "node-0"]
+        assert cluster_records.gfs2_mounted_by(
+            run, ["LABEL=lab:shared", "TYPE=gfs2"], recorded
+        ) == ["node-1", "node-0"]
 
 
 def test_ocfs2_mounted_by_reads_the_slot_map_listing(monkeypatch):
     monkeypatch.setattr(cluster_records.shutil, "which", lambda name: "/usr/sbin/" + name)
-    listing = ("Device                Stack  Cluster  F  Nodes\n"
-               "/dev/vdb              o2cb   lab         node-1, 4\n")
+    listing = (
+        "Device                Stack  Cluster  F  Nodes\n"
+        "/dev/vdb              o2cb   lab         node-1, 4\n"
+    )
     recorded = cluster_records.o2cb_conf_nodes(O2CB, "lab")
-    assert cluster_records.ocfs2_mounted_by(lambda argv: (0, listing, ""), "/dev/vdb", recorded) == [
-        "node-1", "node-2"]
+    assert cluster_records.ocfs2_mounted_by(
+        lambda argv: (0, listing, ""), "/dev/vdb", recorded
+    ) == ["node-1", "node-2"]
     unmounted = "Device  Stack  Cluster  F  Nodes\n/dev/vdb  o2cb  lab     Not mounted\n"
-    assert cluster_records.ocfs2_mounted_by(lambda argv: (0, unmounted, ""), "/dev/vdb", recorded) == []
+    assert (
+        cluster_records.ocfs2_mounted_by(lambda argv: (0, unmounted, ""), "/dev/vdb", recorded)
+        == []
+    )
 
 
 def test_authkey_digest_names_the_key_without_showing_it(tmp_path):
@@ -97,10 +118,12 @@ def test_every_mount_of_a_device_is_found_by_its_number_wherever_it_is(tmp_path)
     mountinfo.write_text(
         "22 1 254:0 / / rw - ext4 /dev/vda rw\n"
         "40 22 252:16 / /srv/shared rw,noatime shared:1 - ocfs2 /dev/vdb rw\n"
-        "41 22 252:16 /sub /mnt/other\\040place rw - ocfs2 /dev/vdb rw\n")
+        "41 22 252:16 /sub /mnt/other\\040place rw - ocfs2 /dev/vdb rw\n"
+    )
     assert device_mounts.mounts_of((252, 16), str(mountinfo)) == [
         dict(target="/srv/shared", fstype="ocfs2", source="/dev/vdb"),
-        dict(target="/mnt/other place", fstype="ocfs2", source="/dev/vdb")]
+        dict(target="/mnt/other place", fstype="ocfs2", source="/dev/vdb"),
+    ]
     assert device_mounts.mounts_of(None, str(mountinfo)) == []
 
 
@@ -111,9 +134,25 @@ def test_processes_using_a_filesystem_are_found_by_their_working_directory():
 
 
 def test_mkfs_is_answered_yes_only_when_it_found_nothing():
-    assert mkfs.answer("This will destroy any data on /dev/vdb\nAre you sure you want to proceed? [y/n] ") == b"y\n"
-    assert mkfs.answer("It appears to contain an existing filesystem (ext4)\nAre you sure? [y/n] ") == b"n\n"
+    assert (
+        mkfs.answer(
+            "This will destroy any data on /dev/vdb\nAre you sure you want to proceed? [y/n] "
+        )
+        == b"y\n"
+    )
+    assert (
+        mkfs.answer("It appears to contain an existing filesystem (ext4)\nAre you sure? [y/n] ")
+        == b"n\n"
+    )
     assert mkfs.answer("Overwriting existing ocfs2 partition.\nProceed (y/N): ") == b"n\n"
     assert mkfs.mkfs_command("gfs2", "/dev/vdb", 4, "shared", "lab") == [
-        "mkfs.gfs2", "-p", "lock_dlm", "-t", "lab:shared", "-j", "4", "/dev/vdb"]
+        "mkfs.gfs2",
+        "-p",
+        "lock_dlm",
+        "-t",
+        "lab:shared",
+        "-j",
+        "4",
+        "/dev/vdb",
+    ]
     assert "-F" not in mkfs.mkfs_command("ocfs2", "/dev/vdb", 4, "shared", "lab")

@@ -1,12 +1,17 @@
 """The planning of dataset_mount with fakes of the disk, the mount table and mkfs: a reader never
 replays a journal, a writer is refused unless it alone holds a writable volume, nothing is formatted
 over a signature, and check mode runs no command that changes anything."""
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import dataset_mount
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
-DISK = {"path": "/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9", "exists": True, "is_block_device": True}
+DISK = {
+    "path": "/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9",
+    "exists": True,
+    "is_block_device": True,
+}
 
 
 class FakeHost:
@@ -31,18 +36,36 @@ def host(monkeypatch, tmp_path):
     monkeypatch.setattr(dataset_mount, "find_disk", lambda volume_id, device: dict(DISK))
     monkeypatch.setattr(dataset_mount, "device_number", lambda path: (252, 16))
     state = {"signatures": ["TYPE=ext4"], "kernel_read_only": True, "made": []}
-    monkeypatch.setattr(dataset_mount, "probe_signatures", lambda run, path: list(state["signatures"]))
+    monkeypatch.setattr(
+        dataset_mount, "probe_signatures", lambda run, path: list(state["signatures"])
+    )
     monkeypatch.setattr(dataset_mount, "disk_is_read_only", lambda path: state["kernel_read_only"])
-    monkeypatch.setattr(dataset_mount, "run_on_terminal",
-                        lambda argv: state["made"].append(argv) or state["signatures"].append("TYPE=ext4") or (0, "", []))
+    monkeypatch.setattr(
+        dataset_mount,
+        "run_on_terminal",
+        lambda argv: (
+            state["made"].append(argv) or state["signatures"].append("TYPE=ext4") or (0, "", [])
+        ),
+    )
     state["fstab"] = fstab
     return state
 
 
 def change(run, **options):
-    values = dict(volume_id="5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11", device=None, mount_point="/srv/data/v1",
-                  filesystem="ext4", mode="ro", holders=None, read_only_flag=False, make_filesystem=False,
-                  label="dataset", persistent=True, options=[], state="present")
+    values = dict(
+        volume_id="5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11",
+        device=None,
+        mount_point="/srv/data/v1",
+        filesystem="ext4",
+        mode="ro",
+        holders=None,
+        read_only_flag=False,
+        make_filesystem=False,
+        label="dataset",
+        persistent=True,
+        options=[],
+        state="present",
+    )
     values.update(options)
     return dataset_mount.DatasetMountChange(run, **values)
 
@@ -53,11 +76,15 @@ def test_a_reader_mounts_read_only_without_journal_replay_and_a_rerun_changes_no
     checked = reader.run(check_mode=True)
     assert checked["changed"] is True and checked["options"] == "ro,noload"
     assert run.commands == [] and "v1" not in host["fstab"].read_text()
-    assert checked["diff"]["after"] == {"mounted": "ro", "fstab": "%s /srv/data/v1 ext4 ro,noload,nofail 0 0"
-                                        % DISK["path"]}
+    assert checked["diff"]["after"] == {
+        "mounted": "ro",
+        "fstab": "%s /srv/data/v1 ext4 ro,noload,nofail 0 0" % DISK["path"],
+    }
     applied = reader.run(check_mode=False)
     assert applied["changed"] is True and applied.get("warnings") is None
-    assert run.commands == [["mount", "-t", "ext4", "-o", "ro,noload", DISK["path"], "/srv/data/v1"]]
+    assert run.commands == [
+        ["mount", "-t", "ext4", "-o", "ro,noload", DISK["path"], "/srv/data/v1"]
+    ]
     assert host["fstab"].read_text().splitlines()[-1] == applied["fstab_entry"]
     again = change(FakeHost(mounted="252:16 ext4 ro,relatime,norecovery")).run(check_mode=False)
     assert again["changed"] is False
@@ -70,12 +97,26 @@ def test_xfs_readers_mount_with_norecovery_and_a_writable_disk_is_warned_of(host
     assert "writable in this server (the volume has no read-only flag)" in result["warnings"][0]
 
 
-@pytest.mark.parametrize("options, refusal", [
-    (dict(mode="rw", holders=3, writable=True), "is held by 3 servers, and an ordinary ext4 written by one of them is read stale"),
-    (dict(mode="rw", holders=1, read_only_flag=True, writable=True), r"is read-only \(Cinder's read-only flag\): it is never mounted read-write"),
-    (dict(mode="rw", holders=1), r"the kernel holds /dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9 read-only: Nova gave a <readonly/> disk"),
-])
-def test_a_writer_is_refused_on_a_shared_or_read_only_volume_before_any_command(host, options, refusal):
+@pytest.mark.parametrize(
+    "options, refusal",
+    [
+        (
+            dict(mode="rw", holders=3, writable=True),
+            "is held by 3 servers, and an ordinary ext4 written by one of them is read stale",
+        ),
+        (
+            dict(mode="rw", holders=1, read_only_flag=True, writable=True),
+            r"is read-only \(Cinder's read-only flag\): it is never mounted read-write",
+        ),
+        (
+            dict(mode="rw", holders=1),
+            r"the kernel holds /dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9 read-only: Nova gave a <readonly/> disk",
+        ),
+    ],
+)
+def test_a_writer_is_refused_on_a_shared_or_read_only_volume_before_any_command(
+    host, options, refusal
+):
     run = FakeHost()
     host["kernel_read_only"] = not options.pop("writable", False)
     with pytest.raises(ModuleFailure, match=refusal):
@@ -101,9 +142,14 @@ def test_rw_needs_the_clouds_count_and_make_filesystem_needs_rw():
 def test_the_lone_writer_makes_ext4_on_a_blank_disk_only_and_never_over_a_signature(host):
     host["signatures"], host["kernel_read_only"] = [], False
     run = FakeHost()
-    writer = change(run, mode="rw", holders=1, make_filesystem=True, persistent=False, mount_point="/mnt/w")
+    writer = change(
+        run, mode="rw", holders=1, make_filesystem=True, persistent=False, mount_point="/mnt/w"
+    )
     plan = writer.plan(writer.read())
-    assert plan.says() == ["make ext4 on %s" % DISK["path"], "mount %s on /mnt/w (rw)" % DISK["path"]]
+    assert plan.says() == [
+        "make ext4 on %s" % DISK["path"],
+        "mount %s on /mnt/w (rw)" % DISK["path"],
+    ]
     writer.run(check_mode=True)
     assert host["made"] == [] and run.commands == []
     writer.run(check_mode=False)
@@ -117,7 +163,9 @@ def test_the_lone_writer_makes_ext4_on_a_blank_disk_only_and_never_over_a_signat
 
 
 def test_absent_syncs_unmounts_and_removes_the_entry(host):
-    host["fstab"].write_text("UUID=1 / ext4 defaults 0 1\n%s /srv/data/v1 ext4 ro,noload,nofail 0 0\n" % DISK["path"])
+    host["fstab"].write_text(
+        "UUID=1 / ext4 defaults 0 1\n%s /srv/data/v1 ext4 ro,noload,nofail 0 0\n" % DISK["path"]
+    )
     run = FakeHost(mounted="252:16 ext4 ro,noload")
     result = change(run, state="absent").run(check_mode=False)
     assert result["changed"] is True and result["diff"]["after"] == {"mounted": None, "fstab": None}

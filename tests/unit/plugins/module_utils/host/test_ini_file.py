@@ -1,4 +1,5 @@
 """ini_settings' editor: only the options it sets change, everything else is kept."""
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -26,15 +27,25 @@ volume_backend_name = lvm-1
 
 
 def test_setting_one_option_changes_only_its_line():
-    text, changes = apply_settings(CINDER_CONF, {"DEFAULT": {"enabled_backends": ["lvm-1", "ceph"]}})
+    text, changes = apply_settings(
+        CINDER_CONF, {"DEFAULT": {"enabled_backends": ["lvm-1", "ceph"]}}
+    )
     assert text == CINDER_CONF.replace("enabled_backends = lvm-1", "enabled_backends = lvm-1,ceph")
-    assert changes == [{"section": "DEFAULT", "option": "enabled_backends",
-                        "before": "lvm-1", "after": "lvm-1,ceph"}]
+    assert changes == [
+        {
+            "section": "DEFAULT",
+            "option": "enabled_backends",
+            "before": "lvm-1",
+            "after": "lvm-1,ceph",
+        }
+    ]
 
 
 def test_the_same_settings_twice_change_nothing_the_second_time():
-    settings = {"ceph": {"volume_backend_name": "ceph", "rbd_pool": "volumes"},
-                "DEFAULT": {"enabled_backends": "lvm-1,ceph"}}
+    settings = {
+        "ceph": {"volume_backend_name": "ceph", "rbd_pool": "volumes"},
+        "DEFAULT": {"enabled_backends": "lvm-1,ceph"},
+    }
     once, first_changes = apply_settings(CINDER_CONF, settings)
     twice, second_changes = apply_settings(once, settings)
     assert first_changes and not second_changes and once == twice
@@ -52,8 +63,9 @@ def test_a_new_section_is_appended_and_comments_survive():
 
 
 def test_null_removes_an_option_and_missing_ones_are_ignored():
-    text, changes = apply_settings(CINDER_CONF, {"DEFAULT": {"debug": None, "absent": None},
-                                                 "nosection": {"x": None}})
+    text, changes = apply_settings(
+        CINDER_CONF, {"DEFAULT": {"debug": None, "absent": None}, "nosection": {"x": None}}
+    )
     assert "debug" not in text and len(changes) == 1 and changes[0]["after"] is None
 
 
@@ -67,42 +79,66 @@ def test_values_are_rendered_as_oslo_config_reads_them():
     assert text == "[b]\nflag = false\ncaps = multiattach:true\nn = 3\n"
 
 
-@pytest.mark.parametrize("settings", [
-    {"bad]section": {"x": 1}},
-    {"s": {"opt=ion": 1}},
-    {"s": {"opt:ion": 1}},
-    {"s": {" padded": 1}},
-    {"s": {"x": "two\nlines"}},
-])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"bad]section": {"x": 1}},
+        {"s": {"opt=ion": 1}},
+        {"s": {"opt:ion": 1}},
+        {"s": {" padded": 1}},
+        {"s": {"x": "two\nlines"}},
+    ],
+)
 def test_names_and_values_that_would_break_the_file_are_refused(settings):
     with pytest.raises(IniError):
         apply_settings(CINDER_CONF, settings)
 
 
 def test_secret_looking_values_are_masked_in_changes_and_diffs():
-    text, changes = apply_settings(CINDER_CONF, {"ceph": {"san_password": "s3cret",
-                                                          "rbd_secret_uuid": "abc"}})
+    text, changes = apply_settings(
+        CINDER_CONF, {"ceph": {"san_password": "s3cret", "rbd_secret_uuid": "abc"}}
+    )
     assert "s3cret" in text
     assert all(c["after"] == "********" for c in changes)
     assert "s3cret" not in masked_text(text) and "abc" not in masked_text(text)
 
 
-@pytest.mark.parametrize("line", ["san_password: s3cret-pw", "#san_password = s3cret-pw", "; token: s3cret-pw",
-                                  "hmac_keys = s3cret-pw", "kek=s3cret-pw", "# connection = mysql://u:s3cret-pw@h/db"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "san_password: s3cret-pw",
+        "#san_password = s3cret-pw",
+        "; token: s3cret-pw",
+        "hmac_keys = s3cret-pw",
+        "kek=s3cret-pw",
+        "# connection = mysql://u:s3cret-pw@h/db",
+    ],
+)
 def test_a_diff_masks_secrets_with_either_separator_and_commented_out(line):
     shown = masked_text("[DEFAULT]\n%s\nvolume_group = vg\n" % line)
     assert "s3cret-pw" not in shown and "********" in shown and "volume_group = vg" in shown
 
 
-INI_PASSWORDS = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), min_size=6,
-                        max_size=24).filter(lambda p: p.strip() == p)
+INI_PASSWORDS = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=6, max_size=24
+).filter(lambda p: p.strip() == p)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(password=INI_PASSWORDS, name=st.sampled_from(["password", "san_password", "hmac_keys", "kek", "apikey"]),
-       separator=st.sampled_from([" = ", "=", ": ", ":"]), comment=st.sampled_from(["", "#", "# ", ";"]))
-def test_a_printable_secret_in_any_option_line_never_shows_in_a_diff(password, name, separator, comment):
-    assume(password not in "********" and password not in "[backend]\nvolume_group = vg\n" and password not in name)
+@given(
+    password=INI_PASSWORDS,
+    name=st.sampled_from(["password", "san_password", "hmac_keys", "kek", "apikey"]),
+    separator=st.sampled_from([" = ", "=", ": ", ":"]),
+    comment=st.sampled_from(["", "#", "# ", ";"]),
+)
+def test_a_printable_secret_in_any_option_line_never_shows_in_a_diff(
+    password, name, separator, comment
+):
+    assume(
+        password not in "********"
+        and password not in "[backend]\nvolume_group = vg\n"
+        and password not in name
+    )
     text = "[backend]\n%s%s%s%s\nvolume_group = vg\n" % (comment, name, separator, password)
     assert password not in masked_text(text)
 

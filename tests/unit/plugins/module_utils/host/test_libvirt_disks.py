@@ -1,4 +1,5 @@
 """Shareable disk XML: what is built, found and refused (no libvirt needed)."""
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import libvirt_disks
@@ -13,9 +14,11 @@ DOMAIN = """<domain type='qemu'><name>g1</name><devices>
 
 def test_the_disk_built_is_raw_uncached_and_shareable():
     disk = libvirt_disks.disk_xml("/images/s.raw", "file", "vdc", "virtio")
-    assert disk == ('<disk type="file" device="disk"><driver name="qemu" type="raw" cache="none" />'
-                    '<source file="/images/s.raw" /><target dev="vdc" bus="virtio" /><shareable />'
-                    '</disk>')
+    assert disk == (
+        '<disk type="file" device="disk"><driver name="qemu" type="raw" cache="none" />'
+        '<source file="/images/s.raw" /><target dev="vdc" bus="virtio" /><shareable />'
+        '</disk>'
+    )
     block = libvirt_disks.disk_xml("/dev/sdb", "block", "vdc", "virtio")
     assert '<source dev="/dev/sdb" />' in block and 'type="block"' in block
 
@@ -24,9 +27,17 @@ def test_a_disk_is_found_by_its_source_and_compared():
     found = libvirt_disks.find_disk(DOMAIN, "/images/shared.raw")
     described = libvirt_disks.describe(found)
     assert described["target"] == "vdb" and described["shareable"] is False
-    problems = libvirt_disks.differences(described, {
-        "target": "vdb", "bus": "virtio", "format": "raw", "cache": "none", "shareable": True,
-        "readonly": False})
+    problems = libvirt_disks.differences(
+        described,
+        {
+            "target": "vdb",
+            "bus": "virtio",
+            "format": "raw",
+            "cache": "none",
+            "shareable": True,
+            "readonly": False,
+        },
+    )
     assert problems == ["cache is writeback, wanted none", "shareable is False, wanted True"]
     assert libvirt_disks.find_disk(DOMAIN, "/images/other.raw") is None
     assert libvirt_disks.disk_on_target(DOMAIN, "vda") is not None

@@ -1,4 +1,5 @@
 """libvirt_host_info's pieces: versions, the O_DIRECT probe, isolation notes."""
+
 import errno
 import json
 import os
@@ -20,8 +21,9 @@ def test_libvirt_encodes_versions_as_one_number():
     assert libvirt_host.version_tuple(7002005) == (7, 2, 5)
 
 
-@pytest.mark.parametrize("text,expected", [("3.10", (3, 10, 0)), ("2.10.1", (2, 10, 1)),
-                                           ("9", (9, 0, 0))])
+@pytest.mark.parametrize(
+    "text,expected", [("3.10", (3, 10, 0)), ("2.10.1", (2, 10, 1)), ("9", (9, 0, 0))]
+)
 def test_versions_given_by_users_are_parsed(text, expected):
     assert libvirt_host.parse_version(text) == expected
 
@@ -53,6 +55,7 @@ def test_a_filesystem_that_refuses_o_direct_is_reported(tmp_path, monkeypatch):
         if flags & os.O_DIRECT:
             raise OSError(errno.EINVAL, "Invalid argument")
         return real_open(path, flags, *args)
+
     monkeypatch.setattr(libvirt_host.os, "open", refuse_direct)
     supported, detail = libvirt_host.direct_io_supported(str(tmp_path))
     assert not supported and "refuses O_DIRECT" in detail
@@ -89,6 +92,7 @@ class BrokenConnection:
     def __getattr__(self, name):
         def fail(*_args):
             raise libvirt.libvirtError("internal error: client socket is closed")
+
         return fail
 
     def close(self):
@@ -107,5 +111,7 @@ def test_a_libvirt_error_is_a_message_never_a_traceback(monkeypatch, capsys, fai
         libvirt_host_info.main()
     result = json.loads(capsys.readouterr().out)
     assert result["failed"] is True
-    assert "client socket is closed" in result["msg"] and "Check that libvirtd runs" in result["msg"]
+    assert (
+        "client socket is closed" in result["msg"] and "Check that libvirtd runs" in result["msg"]
+    )
     assert "exception" not in result and "Traceback" not in json.dumps(result)

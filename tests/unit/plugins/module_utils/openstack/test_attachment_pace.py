@@ -2,6 +2,7 @@
 attach once the volume's status says Cinder takes it, one wait for the whole set at the end,
 and a failure that names what was shown done and what Nova took but was not shown yet (no
 cloud)."""
+
 from types import SimpleNamespace
 
 import pytest
@@ -41,8 +42,13 @@ class Cloud:
         self.block_storage = SimpleNamespace(get_volume=self.get_volume)
 
     def volume(self, status):
-        return SimpleNamespace(id="v", name="data", status=status, updated_at="",
-                               attachments=[{"server_id": s} for s in self.holders])
+        return SimpleNamespace(
+            id="v",
+            name="data",
+            status=status,
+            updated_at="",
+            attachments=[{"server_id": s} for s in self.holders],
+        )
 
     def busy(self):
         """Whether Cinder still works on the last call; one step of its work."""
@@ -85,8 +91,11 @@ class Cloud:
 
 
 def busy():
-    return Response(400, "Invalid volume: Volume v status must be available or in-use or "
-                         "downloading to reserve, but the current status is attaching.")
+    return Response(
+        400,
+        "Invalid volume: Volume v status must be available or in-use or "
+        "downloading to reserve, but the current status is attaching.",
+    )
 
 
 @pytest.fixture(name="sleeps")
@@ -103,11 +112,21 @@ def volume(holders):
 def test_each_attach_waits_for_cinder_to_take_the_next_and_the_set_is_read_once(sleeps):
     cloud = Cloud(holders=["s1"], transition_reads=1)
 
-    calls, last_seen, repairs = attachments.converge(cloud, volume(["s1"]), ["s2", "s3"],
-                                                     ["s1"], timeout=30)
+    calls, last_seen, repairs = attachments.converge(
+        cloud, volume(["s1"]), ["s2", "s3"], ["s1"], timeout=30
+    )
 
-    assert cloud.events == ["detach s1", "read", "read", "attach s2", "read", "read",
-                            "attach s3", "read", "read"]
+    assert cloud.events == [
+        "detach s1",
+        "read",
+        "read",
+        "attach s2",
+        "read",
+        "read",
+        "attach s3",
+        "read",
+        "read",
+    ]
     assert calls == [("s1", "detached"), ("s2", "attached"), ("s3", "attached")]
     assert sorted(a["server_id"] for a in last_seen.attachments) == ["s2", "s3"]
     assert repairs == []
@@ -118,14 +137,26 @@ def test_each_attach_waits_for_cinder_to_take_the_next_and_the_set_is_read_once(
 def test_detaches_follow_each_other_at_once_and_the_set_is_read_at_the_end(sleeps):
     cloud = Cloud(holders=["s1", "s2", "s3"], transition_reads=1)
 
-    calls, last_seen, _repairs = attachments.converge(cloud, volume(["s1", "s2", "s3"]), [],
-                                                      ["s1", "s2", "s3"], timeout=30)
+    calls, last_seen, _repairs = attachments.converge(
+        cloud, volume(["s1", "s2", "s3"]), [], ["s1", "s2", "s3"], timeout=30
+    )
 
-    assert cloud.events == ["detach s1", "refused detach s2", "detach s2", "refused detach s3",
-                            "detach s3", "read", "read"]
+    assert cloud.events == [
+        "detach s1",
+        "refused detach s2",
+        "detach s2",
+        "refused detach s3",
+        "detach s3",
+        "read",
+        "read",
+    ]
     assert [c[1] for c in calls] == ["detached"] * 3 and last_seen.attachments == []
-    assert sleeps == [attachments.RETRY_FIRST_SECONDS, attachments.RETRY_FIRST_SECONDS,
-                      attachments.FIRST_READ_SECONDS, attachments.FOLLOW_UP_SECONDS[0]]
+    assert sleeps == [
+        attachments.RETRY_FIRST_SECONDS,
+        attachments.RETRY_FIRST_SECONDS,
+        attachments.FIRST_READ_SECONDS,
+        attachments.FOLLOW_UP_SECONDS[0],
+    ]
 
 
 def test_the_pace_is_learned_from_the_calls(sleeps):
@@ -134,39 +165,45 @@ def test_the_pace_is_learned_from_the_calls(sleeps):
 
     # Every call was done by the first read: each next first read comes a little sooner.
     assert cloud.events == ["attach s1", "read", "attach s2", "read", "attach s3", "read"]
-    assert sleeps == [attachments.FIRST_READ_SECONDS, attachments.FIRST_READ_SECONDS * 0.9,
-                      attachments.FIRST_READ_SECONDS * 0.9 * 0.9]
+    assert sleeps == [
+        attachments.FIRST_READ_SECONDS,
+        attachments.FIRST_READ_SECONDS * 0.9,
+        attachments.FIRST_READ_SECONDS * 0.9 * 0.9,
+    ]
 
 
 def test_a_slow_volume_is_read_later_after_the_next_call(sleeps, monkeypatch):
     now = [0.0]
     monkeypatch.setattr(attachments.time, "time", lambda: now[0])
-    monkeypatch.setattr(attachments.time, "sleep", lambda s: (sleeps.append(s),
-                                                              now.__setitem__(0, now[0] + s)))
+    monkeypatch.setattr(
+        attachments.time, "sleep", lambda s: (sleeps.append(s), now.__setitem__(0, now[0] + s))
+    )
     cloud = Cloud(transition_reads=7)
     attachments.converge(cloud, volume([]), ["s1", "s2"], [], timeout=3600)
 
     # s1 was found not done by 7 reads: s2's first read comes as late as the 7th.
-    seventh = attachments.FIRST_READ_SECONDS + sum(attachments.FOLLOW_UP_SECONDS) + \
-        volumes.POLL_SECONDS
+    seventh = (
+        attachments.FIRST_READ_SECONDS + sum(attachments.FOLLOW_UP_SECONDS) + volumes.POLL_SECONDS
+    )
     assert sleeps[8] == pytest.approx(seventh)
 
 
 def test_without_wait_the_last_call_is_not_read_after(sleeps):
     cloud = Cloud(transition_reads=1)
-    calls, last_seen, _repairs = attachments.converge(cloud, volume([]), ["s1", "s2"], [],
-                                                      timeout=30, wait=False)
+    calls, last_seen, _repairs = attachments.converge(
+        cloud, volume([]), ["s1", "s2"], [], timeout=30, wait=False
+    )
 
     assert cloud.events == ["attach s1", "read", "read", "attach s2"]
     assert last_seen is None and len(calls) == 2
 
 
-def test_a_refusal_is_retried_soon_and_the_volume_is_read_only_when_it_lasts(sleeps,
-                                                                             monkeypatch):
+def test_a_refusal_is_retried_soon_and_the_volume_is_read_only_when_it_lasts(sleeps, monkeypatch):
     now = [0.0]
     monkeypatch.setattr(attachments.time, "time", lambda: now[0])
-    monkeypatch.setattr(attachments.time, "sleep", lambda s: (sleeps.append(s),
-                                                              now.__setitem__(0, now[0] + s)))
+    monkeypatch.setattr(
+        attachments.time, "sleep", lambda s: (sleeps.append(s), now.__setitem__(0, now[0] + s))
+    )
     cloud = Cloud(transition_reads=0, refusals={"s1": [busy()] * 10})
     attachments.converge(cloud, volume([]), ["s1"], [], timeout=60)
 
@@ -182,14 +219,16 @@ def test_a_failure_names_what_was_shown_done_and_what_nova_took_but_was_not_show
     with pytest.raises(ModuleFailure) as failure:
         attachments.converge(cloud, volume([]), ["s1", "s2", "s3"], [], timeout=30)
 
-    assert failure.value.result["done"] == [{"server_id": "s1", "action": "attached"},
-                                            {"server_id": "s2", "action": "attached"}]
+    assert failure.value.result["done"] == [
+        {"server_id": "s1", "action": "attached"},
+        {"server_id": "s2", "action": "attached"},
+    ]
     assert failure.value.result["asked"] == []
     assert "failed after attached s1, attached s2: " in failure.value.msg
 
 
 def test_a_timeout_names_the_calls_nova_took_that_the_volume_does_not_show(sleeps):
-    cloud = Cloud(transition_reads=10 ** 6)
+    cloud = Cloud(transition_reads=10**6)
     with pytest.raises(ModuleFailure) as failure:
         attachments.converge(cloud, volume([]), ["s1", "s2"], [], timeout=0)
 
@@ -200,10 +239,11 @@ def test_a_timeout_names_the_calls_nova_took_that_the_volume_does_not_show(sleep
 
 def test_a_detach_nova_has_nothing_for_is_done_and_shown_by_one_read(sleeps):
     cloud = Cloud(holders=[], transition_reads=0)
-    cloud.compute.delete = lambda path, **kwargs: (cloud.events.append("gone"),
-                                                   Response(404, "not found"))[1]
-    calls, last_seen, _repairs = attachments.converge(cloud, volume(["s2"]), [], ["s2"],
-                                                      timeout=30)
+    cloud.compute.delete = lambda path, **kwargs: (
+        cloud.events.append("gone"),
+        Response(404, "not found"),
+    )[1]
+    calls, last_seen, _repairs = attachments.converge(cloud, volume(["s2"]), [], ["s2"], timeout=30)
 
     assert cloud.events == ["gone", "read"]
     assert calls == [("s2", "detached")] and last_seen.attachments == []
@@ -225,8 +265,9 @@ def test_without_an_undone_transition_a_call_not_shown_is_waited_for_until_the_t
     cloud = Cloud(holders=["s1"], transition_reads=0)
     worker = attachments.AttachmentWorker(cloud, "v", timeout=0)
 
-    with pytest.raises(ModuleFailure, match="timed out after 0 s waiting for the volume to "
-                                            "show detached s1"):
+    with pytest.raises(
+        ModuleFailure, match="timed out after 0 s waiting for the volume to show detached s1"
+    ):
         worker.wait_until_shown([("s1", "detached")])
     assert cloud.events == ["read"]
 
@@ -236,7 +277,9 @@ def test_a_one_at_a_time_refusal_that_lasts_the_whole_timeout_is_named(sleeps):
     with pytest.raises(ModuleFailure) as failure:
         attachments.converge(cloud, volume([]), ["s1", "s2"], [], timeout=0)
 
-    assert "Cinder refused to attach server s2 for the whole timeout (0 s): another attach " \
-           "or detach of the volume did not end (" in failure.value.msg
+    assert (
+        "Cinder refused to attach server s2 for the whole timeout (0 s): another attach "
+        "or detach of the volume did not end (" in failure.value.msg
+    )
     assert "status must be available or in-use" in failure.value.msg
     assert failure.value.result["done"] == [{"server_id": "s1", "action": "attached"}]

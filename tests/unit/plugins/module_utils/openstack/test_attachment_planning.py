@@ -1,5 +1,6 @@
 """Planning of attach and detach calls, which refusals are retried, and what an abandoned
 transition gets (no cloud)."""
+
 import time
 from types import SimpleNamespace
 
@@ -32,15 +33,21 @@ def test_plan_with_nothing_to_do_is_empty():
 
 
 def volume(multiattach, attached=(), status=None):
-    return SimpleNamespace(id="v", name="data", volume_type="plain", is_multiattach=multiattach,
-                           attachments=[{"server_id": s} for s in attached],
-                           status=status or ("in-use" if attached else "available"))
+    return SimpleNamespace(
+        id="v",
+        name="data",
+        volume_type="plain",
+        is_multiattach=multiattach,
+        attachments=[{"server_id": s} for s in attached],
+        status=status or ("in-use" if attached else "available"),
+    )
 
 
 def test_a_second_holder_of_a_plain_volume_is_refused_with_the_fix():
     with pytest.raises(ModuleFailure, match="not multiattach.*node1, node2.*volume_type"):
-        attachments.check_sharing_allowed(volume(False, ["s1"]), ["s1", "s2"],
-                                          {"s1": "node1", "s2": "node2"})
+        attachments.check_sharing_allowed(
+            volume(False, ["s1"]), ["s1", "s2"], {"s1": "node1", "s2": "node2"}
+        )
 
 
 def test_a_plain_volume_may_move_from_one_server_to_another():
@@ -59,12 +66,15 @@ def http_error(status, details):
     return sdk_exceptions.HttpException(message="x", details=details, http_status=status)
 
 
-@pytest.mark.parametrize("details", [
-    "Invalid volume: Volume 1 status must be available or in-use or downloading to reserve, "
-    "but the current status is attaching.",
-    "Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status "
-    "must be 'attached' to detach.",
-])
+@pytest.mark.parametrize(
+    "details",
+    [
+        "Invalid volume: Volume 1 status must be available or in-use or downloading to reserve, "
+        "but the current status is attaching.",
+        "Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status "
+        "must be 'attached' to detach.",
+    ],
+)
 def test_cinders_one_at_a_time_refusals_are_retried(details):
     assert attachment_worker._is_transient(http_error(400, details))  # pylint: disable=protected-access
 
@@ -93,13 +103,16 @@ def test_a_compute_service_down_for_the_whole_timeout_is_named_with_the_fix():
     assert "Start nova-compute" in failure.value.msg
 
 
-@pytest.mark.parametrize("status,details", [
-    (409, "Cannot 'detach_volume' instance s1 while it is in vm_state shelved"),
-    (400, "Multiattach volumes are only supported starting with compute API version 2.60."),
-    (400, "Invalid input for field/attribute volumeId."),
-    (403, "Policy doesn't allow volume:multiattach_bootable_volume to be performed."),
-    (404, "Volume could not be found."),
-])
+@pytest.mark.parametrize(
+    "status,details",
+    [
+        (409, "Cannot 'detach_volume' instance s1 while it is in vm_state shelved"),
+        (400, "Multiattach volumes are only supported starting with compute API version 2.60."),
+        (400, "Invalid input for field/attribute volumeId."),
+        (403, "Policy doesn't allow volume:multiattach_bootable_volume to be performed."),
+        (404, "Volume could not be found."),
+    ],
+)
 def test_other_refusals_fail_at_once(status, details):
     assert not attachment_worker._is_transient(http_error(status, details))  # pylint: disable=protected-access
 
@@ -121,17 +134,27 @@ def test_servers_resolve_by_name_or_id_and_failures_name_every_problem():
 
 def fake_conn(volume_obj, servers):
     return SimpleNamespace(
-        block_storage=SimpleNamespace(find_volume=lambda *a, **k: volume_obj,
-                                      volumes=lambda **query: [volume_obj]),
-        compute=SimpleNamespace(servers=lambda **query: [SimpleNamespace(id=i, name=n)
-                                                         for i, n in servers]))
+        block_storage=SimpleNamespace(
+            find_volume=lambda *a, **k: volume_obj, volumes=lambda **query: [volume_obj]
+        ),
+        compute=SimpleNamespace(
+            servers=lambda **query: [SimpleNamespace(id=i, name=n) for i, n in servers]
+        ),
+    )
 
 
 def holders(conn, servers, exclusive, **options):
     """volume_attachments' change of CONN's volume to SERVERS, read and planned (no call)."""
     change = attachments.VolumeAttachmentsChange(
-        conn, volume="data", servers=servers, exclusive=exclusive, wait=True, timeout=30,
-        abandoned_after=transitions.ABANDONED_AFTER, **options)
+        conn,
+        volume="data",
+        servers=servers,
+        exclusive=exclusive,
+        wait=True,
+        timeout=30,
+        abandoned_after=transitions.ABANDONED_AFTER,
+        **options,
+    )
     return change, change.plan(change.read())
 
 
@@ -145,17 +168,25 @@ def test_an_attachment_change_plans_diffs_and_refuses_like_the_modules_need(monk
     assert (plan.result["attached"], plan.result["detached"]) == ([], ["s1"])
 
     with pytest.raises(ModuleFailure, match="not multiattach"):
-        holders(fake_conn(volume(False, ["s1"]), [("s1", "a"), ("s2", "b")]), ["s1", "s2"],
-                exclusive=False)
+        holders(
+            fake_conn(volume(False, ["s1"]), [("s1", "a"), ("s2", "b")]),
+            ["s1", "s2"],
+            exclusive=False,
+        )
 
 
-@pytest.mark.parametrize("status, advice", [
-    ("error", "delete it, or have an admin reset its status"),
-    ("maintenance", "run again once it has left maintenance"),
-    ("error_extending", "an admin checks the backend"),
-    ("error_managing", "an admin checks the backend"),
-])
-def test_a_change_of_a_volume_in_error_or_maintenance_fails_at_once_naming_the_status(status, advice):
+@pytest.mark.parametrize(
+    "status, advice",
+    [
+        ("error", "delete it, or have an admin reset its status"),
+        ("maintenance", "run again once it has left maintenance"),
+        ("error_extending", "an admin checks the backend"),
+        ("error_managing", "an admin checks the backend"),
+    ],
+)
+def test_a_change_of_a_volume_in_error_or_maintenance_fails_at_once_naming_the_status(
+    status, advice
+):
     conn = fake_conn(volume(True, ["s1"], status=status), [("s1", "node1"), ("s2", "node2")])
     with pytest.raises(ModuleFailure) as failure:
         holders(conn, ["s1", "s2"], exclusive=False)
@@ -167,14 +198,18 @@ def test_a_change_of_a_volume_in_error_or_maintenance_fails_at_once_naming_the_s
 
 def test_a_volume_in_error_that_needs_no_change_is_left_alone_with_a_warning(monkeypatch):
     conn = fake_conn(volume(True, ["s1"], status="error_extending"), [("s1", "node1")])
-    monkeypatch.setattr(attachments, "describe_volume", lambda vol, names, modes: {"attachments": []})
+    monkeypatch.setattr(
+        attachments, "describe_volume", lambda vol, names, modes: {"attachments": []}
+    )
     monkeypatch.setattr(attachments, "attach_modes", lambda conn, ids: {})
     change, plan = holders(conn, ["s1"], exclusive=True)
     assert not plan.changed
     assert any("status error_extending" in w for w in change.run(check_mode=False)["warnings"])
 
 
-@pytest.mark.parametrize("status", ["available", "in-use", "reserved", "attaching", "detaching", "creating"])
+@pytest.mark.parametrize(
+    "status", ["available", "in-use", "reserved", "attaching", "detaching", "creating"]
+)
 def test_statuses_cinder_attaches_or_detaches_in_or_that_settle_are_not_refused(status):
     assert attachments.refused_status(SimpleNamespace(status=status)) is None
 
@@ -182,8 +217,15 @@ def test_statuses_cinder_attaches_or_detaches_in_or_that_settle_are_not_refused(
 def test_an_attachment_change_for_a_missing_volume_names_it():
     conn = fake_conn(None, [])
     conn.block_storage.volumes = lambda **query: []
-    change = attachments.ServerVolumeChange(conn, volume="ghost", server="s1", state="present",
-                                            wait=True, timeout=30, abandoned_after=300)
+    change = attachments.ServerVolumeChange(
+        conn,
+        volume="ghost",
+        server="s1",
+        state="present",
+        wait=True,
+        timeout=30,
+        abandoned_after=300,
+    )
     with pytest.raises(ModuleFailure, match="volume 'ghost' does not exist"):
         change.read()
 
@@ -208,7 +250,8 @@ def watched(abandoned_after=transitions.ABANDONED_AFTER):
 @pytest.mark.parametrize("status", ["detaching", "reserved", "attaching"])
 @pytest.mark.parametrize("updated_ago", [3600, 0, -3600])
 def test_a_transition_is_abandoned_only_once_this_run_has_seen_it_unchanged_long_enough(
-        status, updated_ago):
+    status, updated_ago
+):
     """Cinder's timestamp, hours old, fresh or ahead of this machine's clock, counts for
     nothing: only this run's own reads of the unchanged volume do."""
     watch, clock = watched()
@@ -231,14 +274,24 @@ def test_any_change_of_the_volume_starts_the_count_again():
     watch, clock = watched(60)
     watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:00.000000"))
     clock.now += 50
-    assert not watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000"))
+    assert not watch.abandoned(
+        SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000")
+    )
     clock.now += 50
-    assert not watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000"))
+    assert not watch.abandoned(
+        SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000")
+    )
     clock.now += 10
-    assert watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000"))
+    assert watch.abandoned(
+        SimpleNamespace(status="detaching", updated_at="2026-11-25T10:00:50.000000")
+    )
     # a settled read forgets the transition; the next one is counted from its own first read
-    assert not watch.abandoned(SimpleNamespace(status="in-use", updated_at="2026-11-25T10:03:00.000000"))
-    assert not watch.abandoned(SimpleNamespace(status="detaching", updated_at="2026-11-25T10:03:00.000000"))
+    assert not watch.abandoned(
+        SimpleNamespace(status="in-use", updated_at="2026-11-25T10:03:00.000000")
+    )
+    assert not watch.abandoned(
+        SimpleNamespace(status="detaching", updated_at="2026-11-25T10:03:00.000000")
+    )
 
 
 @pytest.mark.parametrize("status", ["in-use", "available", "error"])
@@ -257,7 +310,8 @@ def test_a_timeout_in_a_transition_says_how_long_it_was_seen_and_what_undoes_it(
     assert watch.note() == (
         ". The volume has shown detaching unchanged for 42 s of this run; a transition is undone "
         "once this run has seen it unchanged for abandoned_after (300 s, longer than Nova's own "
-        "retries): run with a timeout above that to have it undone")
+        "retries): run with a timeout above that to have it undone"
+    )
 
 
 @pytest.mark.parametrize("seconds", [0, 9, -5])
@@ -296,24 +350,36 @@ def abandoned_attach_cloud(server_status, reset_answer):
         return FakeResponse(reset_answer, {"forbidden": {"message": "Policy doesn't allow"}})
 
     block_storage = SimpleNamespace(
-        get_volume=lambda volume_id: stuck, post=post,
-        get=lambda url, **kwargs: FakeResponse(200, {"attachments": [record]}))
+        get_volume=lambda volume_id: stuck,
+        post=post,
+        get=lambda url, **kwargs: FakeResponse(200, {"attachments": [record]}),
+    )
     compute = SimpleNamespace(
-        get=lambda path, **kwargs: FakeResponse(200, {"server": {"status": server_status}}))
+        get=lambda path, **kwargs: FakeResponse(200, {"server": {"status": server_status}})
+    )
     return SimpleNamespace(block_storage=block_storage, compute=compute), calls, stuck
 
 
-def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_admin_runs(monkeypatch):
+def test_an_abandoned_attach_without_admin_rights_fails_with_the_commands_an_admin_runs(
+    monkeypatch,
+):
     monkeypatch.setattr(sdk_exceptions, "raise_from_response", raise_for_status)
     conn, calls, stuck = abandoned_attach_cloud("ACTIVE", 403)
     worker = attachment_worker.AttachmentWorker(conn, "v", timeout=30)
     seen_abandoned(worker, stuck)
     with pytest.raises(ModuleFailure) as failure:
         worker._repair_abandoned()  # pylint: disable=protected-access
-    assert calls == [("post", "/volumes/v/action",
-                      {"os-reset_status": {"status": "in-use", "attach_status": "attached"}})]
+    assert calls == [
+        (
+            "post",
+            "/volumes/v/action",
+            {"os-reset_status": {"status": "in-use", "attach_status": "attached"}},
+        )
+    ]
     message = failure.value.msg
-    assert "attach to server s1 that its compute service abandoned (attachment a1 reserved" in message
+    assert (
+        "attach to server s1 that its compute service abandoned (attachment a1 reserved" in message
+    )
     assert "needs admin credentials" in message
     assert "openstack volume set --state in-use --attached v" in message
     assert "openstack server remove volume s1 v" in message
@@ -329,5 +395,6 @@ def test_the_reserved_attachment_of_a_shelved_offloaded_server_is_left_alone():
 
 def raise_for_status(response, error_message=None):
     if response.status_code == 403:
-        raise sdk_exceptions.ForbiddenException(message="Policy doesn't allow", response=None,
-                                                http_status=403)
+        raise sdk_exceptions.ForbiddenException(
+            message="Policy doesn't allow", response=None, http_status=403
+        )

@@ -1,6 +1,7 @@
 """The planning of volume, volume_type, fencing_identity and volume_info, with a fake
 connection: what each plans (steps, diff, result) and what it refuses before any call. Check
 mode makes no call that changes anything (the fakes record every call)."""
+
 from types import SimpleNamespace
 
 import pytest
@@ -20,8 +21,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume
     VolumesReading,
 )
 
-MULTIATTACH = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True"}, is_public=True,
-                              description=None)
+MULTIATTACH = SimpleNamespace(
+    id="t1", name="ma", extra_specs={"multiattach": "<is> True"}, is_public=True, description=None
+)
 PLAIN = SimpleNamespace(id="t2", name="plain", extra_specs={}, is_public=True, description=None)
 
 
@@ -39,29 +41,57 @@ class Recorder:
 
         def record(*args, **kwargs):
             self.calls.append(name)
-            return SimpleNamespace(id="new", name="new", extra_specs={}, is_public=True,
-                                   description=None)
+            return SimpleNamespace(
+                id="new", name="new", extra_specs={}, is_public=True, description=None
+            )
+
         return record
 
 
 def a_volume(**fields):
-    values = dict(id="v1", name="data", status="available", size=1, is_multiattach=True, volume_type="ma",
-                  is_bootable="false", availability_zone="nova", description=None, metadata={},
-                  attachments=[])
+    values = dict(
+        id="v1",
+        name="data",
+        status="available",
+        size=1,
+        is_multiattach=True,
+        volume_type="ma",
+        is_bootable="false",
+        availability_zone="nova",
+        description=None,
+        metadata={},
+        attachments=[],
+    )
     values.update(fields)
     return SimpleNamespace(**values)
 
 
 def volume_cloud(volume=None, types=(MULTIATTACH, PLAIN)):
-    storage = Recorder(find_volume=volume, volumes=[volume] if volume else [], types=list(types),
-                       get_type_encryption=None, get_volume=volume)
+    storage = Recorder(
+        find_volume=volume,
+        volumes=[volume] if volume else [],
+        types=list(types),
+        get_type_encryption=None,
+        get_volume=volume,
+    )
     return SimpleNamespace(block_storage=storage, compute=Recorder(servers=[]))
 
 
 def volume_change(conn, **options):
-    values = dict(name="data", size=None, volume_type=None, availability_zone=None, description=None,
-                  metadata=None, bootable=None, read_only=None, source_volume=None, state="present",
-                  wait=True, timeout=30)
+    values = dict(
+        name="data",
+        size=None,
+        volume_type=None,
+        availability_zone=None,
+        description=None,
+        metadata=None,
+        bootable=None,
+        read_only=None,
+        source_volume=None,
+        state="present",
+        wait=True,
+        timeout=30,
+    )
     values.update(options)
     return VolumeChange(conn, **values)
 
@@ -96,12 +126,15 @@ def test_a_volume_as_wanted_plans_no_step():
     assert change.plan(change.read()).steps == []
 
 
-@pytest.mark.parametrize("options, refusal", [
-    (dict(size=0), "size must be at least 1"),
-    (dict(size=1, volume_type="plain"), "has no extra spec multiattach"),
-    (dict(size=1, volume_type="ghost"), "volume type 'ghost' does not exist"),
-    (dict(volume_type="ma"), "creating it needs size"),
-])
+@pytest.mark.parametrize(
+    "options, refusal",
+    [
+        (dict(size=0), "size must be at least 1"),
+        (dict(size=1, volume_type="plain"), "has no extra spec multiattach"),
+        (dict(size=1, volume_type="ghost"), "volume type 'ghost' does not exist"),
+        (dict(volume_type="ma"), "creating it needs size"),
+    ],
+)
 def test_what_no_volume_may_be_is_refused_before_any_call(options, refusal):
     conn = volume_cloud()
     with pytest.raises(ModuleFailure, match=refusal):
@@ -127,10 +160,17 @@ def test_the_read_only_flag_is_set_and_cleared_only_at_rest_and_an_attached_chan
     assert volume_change(volume_cloud(at_rest)).plan(at_rest).steps == []
     held = a_volume(status="in-use", attachments=[{"server_id": "s1"}, {"server_id": "s2"}])
     conn = volume_cloud(held)
-    conn.compute = Recorder(servers=[SimpleNamespace(id="s1", name="reader-1"),
-                                     SimpleNamespace(id="s2", name="reader-2")])
-    with pytest.raises(ModuleFailure, match="only while a volume is available, held by reader-1, "
-                                            "reader-2. Detach it from every server first"):
+    conn.compute = Recorder(
+        servers=[
+            SimpleNamespace(id="s1", name="reader-1"),
+            SimpleNamespace(id="s2", name="reader-2"),
+        ]
+    )
+    with pytest.raises(
+        ModuleFailure,
+        match="only while a volume is available, held by reader-1, "
+        "reader-2. Detach it from every server first",
+    ):
         volume_change(conn, read_only=True).plan(held)
     assert conn.block_storage.calls == []
 
@@ -148,15 +188,21 @@ def test_a_new_read_only_volume_is_flagged_once_available_and_a_copy_is_planned_
     conn.block_storage.reads["find_volume"] = None
     plan = change.plan(None)
     assert plan.says() == ["create volume data from volume v0"] and plan.after["size"] == 3
-    with pytest.raises(ModuleFailure, match="smaller than its source data-v1 .3 GiB.: give a size of at least 3"):
-        volume_change(conn, name="data", source_volume="data-v1", volume_type="ma", size=2).plan(None)
+    with pytest.raises(
+        ModuleFailure, match="smaller than its source data-v1 .3 GiB.: give a size of at least 3"
+    ):
+        volume_change(conn, name="data", source_volume="data-v1", volume_type="ma", size=2).plan(
+            None
+        )
     with pytest.raises(ModuleFailure, match="source_volume 'ghost' does not exist"):
         volume_change(conn, name="data", source_volume="ghost", volume_type="ma").plan(None)
 
 
 @pytest.mark.parametrize("key", ["readonly", "attached_mode"])
 def test_metadata_may_not_write_cinders_own_flags(key):
-    with pytest.raises(ModuleFailure, match="metadata may not set %s.*Use the option read_only" % key):
+    with pytest.raises(
+        ModuleFailure, match="metadata may not set %s.*Use the option read_only" % key
+    ):
         volume_change(volume_cloud(), metadata={key: "True"})
 
 
@@ -169,8 +215,16 @@ def test_an_attached_volume_is_never_planned_for_deletion():
 
 
 def type_change(conn, **options):
-    values = dict(name="ma", description=None, backend=None, extra_specs={}, purge_extra_specs=False,
-                  is_public=None, projects=None, state="present")
+    values = dict(
+        name="ma",
+        description=None,
+        backend=None,
+        extra_specs={},
+        purge_extra_specs=False,
+        is_public=None,
+        projects=None,
+        state="present",
+    )
     values.update(options)
     return VolumeTypeChange(conn, **values)
 
@@ -181,8 +235,13 @@ def test_a_volume_type_always_carries_multiattach_and_plans_each_spec_it_sets():
     plan = change.plan(change.read())
     assert plan.says() == ["create volume type ma"]
     assert plan.after["extra_specs"] == {"volume_backend_name": "rbd-1", "multiattach": "<is> True"}
-    existing = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True", "old": "x"},
-                               is_public=True, description=None)
+    existing = SimpleNamespace(
+        id="t1",
+        name="ma",
+        extra_specs={"multiattach": "<is> True", "old": "x"},
+        is_public=True,
+        description=None,
+    )
     conn = volume_cloud(types=[existing])
     plan = type_change(conn, extra_specs={"new": "y"}, purge_extra_specs=True).plan(existing)
     assert plan.says() == ["set extra specs new", "remove extra spec old"]
@@ -192,27 +251,55 @@ def test_a_volume_type_always_carries_multiattach_and_plans_each_spec_it_sets():
 
 def fencing_cloud(user=None, works=True, assignments=()):
     project = SimpleNamespace(id="p1", name="demo")
-    conn = SimpleNamespace(identity=Recorder(
-        find_domain=SimpleNamespace(id="d1"), find_user=user, find_project=project,
-        find_role=SimpleNamespace(id="r1", name="member"),
-        role_assignments=[SimpleNamespace(scope={kind: {"id": scope}}, role={"id": role})
-                          for kind, scope, role in assignments]))
+    conn = SimpleNamespace(
+        identity=Recorder(
+            find_domain=SimpleNamespace(id="d1"),
+            find_user=user,
+            find_project=project,
+            find_role=SimpleNamespace(id="r1", name="member"),
+            role_assignments=[
+                SimpleNamespace(scope={kind: {"id": scope}}, role={"id": role})
+                for kind, scope, role in assignments
+            ],
+        )
+    )
     return conn, works
 
 
-@pytest.mark.parametrize("user, works, assignments, says", [
-    (None, True, (), ["create user fence with its project role"]),
-    ("exists", True, [("project", "p1", "r1")], []),
-    ("exists", False, [("project", "p1", "r1")], ["set the password and the default project of fence"]),
-    ("exists", True, [("project", "p1", "r1"), ("project", "p9", "admin")], ["take role admin on project p9"]),
-])
+@pytest.mark.parametrize(
+    "user, works, assignments, says",
+    [
+        (None, True, (), ["create user fence with its project role"]),
+        ("exists", True, [("project", "p1", "r1")], []),
+        (
+            "exists",
+            False,
+            [("project", "p1", "r1")],
+            ["set the password and the default project of fence"],
+        ),
+        (
+            "exists",
+            True,
+            [("project", "p1", "r1"), ("project", "p9", "admin")],
+            ["take role admin on project p9"],
+        ),
+    ],
+)
 def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
-        monkeypatch, user, works, assignments, says):
+    monkeypatch, user, works, assignments, says
+):
     account = SimpleNamespace(id="u1", default_project_id="p1") if user else None
     conn, works = fencing_cloud(account, works, assignments)
     monkeypatch.setattr(identity, "password_works", lambda *args: works)
-    change = FencingIdentityChange(conn, name="fence", password="pw", project="demo", domain="Default",
-                                   role="member", state="present")
+    change = FencingIdentityChange(
+        conn,
+        name="fence",
+        password="pw",
+        project="demo",
+        domain="Default",
+        role="member",
+        state="present",
+    )
     plan = change.plan(change.read())
     assert plan.says() == says
     assert "pw" not in str(plan.before) + str(plan.after) + str(plan.result)
@@ -220,26 +307,43 @@ def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
 
 
 def test_volume_info_reads_one_volume_with_its_holders_and_warns_of_one_host():
-    held = a_volume(status="in-use", attachments=[
-        {"server_id": "s1", "attachment_id": "a1", "host_name": "c1"},
-        {"server_id": "s2", "attachment_id": "a2", "host_name": "c1"}])
+    held = a_volume(
+        status="in-use",
+        attachments=[
+            {"server_id": "s1", "attachment_id": "a1", "host_name": "c1"},
+            {"server_id": "s2", "attachment_id": "a2", "host_name": "c1"},
+        ],
+    )
     conn = volume_cloud(held)
-    conn.compute = Recorder(servers=[SimpleNamespace(id="s1", name="n1"), SimpleNamespace(id="s2", name="n2")])
+    conn.compute = Recorder(
+        servers=[SimpleNamespace(id="s1", name="n1"), SimpleNamespace(id="s2", name="n2")]
+    )
     conn.block_storage.reads["get"] = lambda *a, **k: SimpleNamespace(
-        status_code=200, headers={}, json=lambda: {"attachments": []})
-    result = VolumesReading(conn, name="data", multiattach_only=False, status=None,
-                            all_projects=False).run(check_mode=False)
+        status_code=200, headers={}, json=lambda: {"attachments": []}
+    )
+    result = VolumesReading(
+        conn, name="data", multiattach_only=False, status=None, all_projects=False
+    ).run(check_mode=False)
     assert result["changed"] is False
     assert [a["server_name"] for a in result["volumes"][0]["attachments"]] == ["n1", "n2"]
     assert "runs on compute host c1" in result["warnings"][0]
 
 
-@pytest.mark.parametrize("record, mode", [
-    ({"attach_mode": "ro", "connection_info": {"driver_volume_type": "rbd", "data": {"access_mode": "rw"}}}, "rw"),
-    ({"attach_mode": "ro", "connection_info": {"access_mode": "ro"}}, "ro"),
-    ({"attach_mode": "ro", "connection_info": None}, None),
-    ({"attach_mode": "null", "connection_info": {"data": {}}}, None),
-])
+@pytest.mark.parametrize(
+    "record, mode",
+    [
+        (
+            {
+                "attach_mode": "ro",
+                "connection_info": {"driver_volume_type": "rbd", "data": {"access_mode": "rw"}},
+            },
+            "rw",
+        ),
+        ({"attach_mode": "ro", "connection_info": {"access_mode": "ro"}}, "ro"),
+        ({"attach_mode": "ro", "connection_info": None}, None),
+        ({"attach_mode": "null", "connection_info": {"data": {}}}, None),
+    ],
+)
 def test_the_mode_reported_is_the_connections_not_cinders_stale_record(record, mode):
     assert volumes.access_mode(record) == mode
 
