@@ -16,8 +16,6 @@ OSCLOUD_VENV := $(ROOT)/.venv-oscloud
 # the inventory's group_vars (Ansible) read it from the environment.
 export LOCAL_CLOUD_STATE := $(ROOT)/.local-cloud
 COLLECTION_LINK := $(ROOT)/.collections/ansible_collections/multiattach/cloud
-SANITY_TREE := $(ROOT)/.cache/ansible-test/ansible_collections/multiattach/cloud
-GET_PIP_STANDIN := $(HOME)/.ansible/test/cache/get_pip_24_2.py
 # on | off: whether the local cloud's Cinder backend reports multiattach.
 MULTIATTACH ?= on
 # default | full: the local cloud's profile (docs/local-cloud.md). full adds a one-node Ceph,
@@ -47,6 +45,7 @@ LAB := tools/lab --python
 PROCS := $(LAB) $(PYTHON) procs --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
+	newest-deps unit-newest sanity-newest integration-newest \
 	faults cloud-suites integration-full molecule molecule-libvirt-disk guest-image bench cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog format
 
 # `make help` prints the lines of this file that start with "##" (headings) and the targets
@@ -164,17 +163,20 @@ demo: cloud-base  ## the local cloud up, the collection's playbooks run against 
 # The parts of make test, written once: the recipe runs them and `make help` lists them. Work
 # that mostly waits runs beside work that mostly computes: the default cloud starts while the
 # local steps run; the guest image is built while the fault tests wait out RPC timeouts.
-LOCAL_STEPS := unit sanity lint
+LOCAL_STEPS := unit sanity lint unit-newest sanity-newest
 DEFAULT_PROFILE_STEPS := cloud-suites
 BESIDE_THE_FAULTS := faults guest-image
 FULL_PROFILE_STEPS := integration-full molecule-ocfs2 molecule-gfs2
 test: deps  ## every test (CI runs it); the steps are listed below
+	rm -f .cache/skipped-legs.txt
 	$(MAKE) -j2 --output-sync=target $(LOCAL_STEPS) cloud-up || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) $(DEFAULT_PROFILE_STEPS) || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) -j2 --output-sync=target $(BESIDE_THE_FAULTS) || { $(MAKE) cloud-down; exit 1; }
 	$(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; exit 1; }
 	for step in $(FULL_PROFILE_STEPS); do $(MAKE) $$step || { $(MAKE) cloud-down; exit 1; }; done
 	$(MAKE) cloud-down
+	@if [ -s .cache/skipped-legs.txt ]; then echo "make test passed, but these legs did not run here:"; \
+		cat .cache/skipped-legs.txt; else echo "make test passed: every leg ran"; fi
 
 # The guest image of the full profile's Glance and both VM scenarios, built once per version of
 # its script; the one place that builds it (full_compute.yml and molecule/libvirt_disk check it).
@@ -188,18 +190,47 @@ guest-image: .stamps/apt-full  ## the guest image (debootstrap, the full kernel)
 unit: deps  ## pytest tests/unit
 	$(VENV)/bin/pytest tests/unit
 
-$(GET_PIP_STANDIN): tools/ansible_test_get_pip.py
-	mkdir -p $(dir $@)
-	cp $< $@
+sanity: deps  ## ansible-test sanity, without Docker
+	tools/sanity.sh $(VENV) $(ROOT)/.cache/ansible-test
 
-# ansible-test wants the collection under ansible_collections/NS/NAME and reads
-# the real path, so it gets a copy of the files git tracks or would track.
-sanity: deps $(GET_PIP_STANDIN)  ## ansible-test sanity, without Docker
-	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
-	git ls-files -z --cached --others --exclude-standard | \
-		tar --null -T - --ignore-failed-read -cf - | tar -C $(SANITY_TREE) -xf -
-	cd $(SANITY_TREE) && git init -q && git add -A && \
-		$(VENV)/bin/ansible-test sanity --local --python 3.11 --color no
+## The newest ansible-core (its own Python; a machine without one skips these loudly):
+# --- the newest ansible-core ------------------------------------------------------
+
+# The ansible-core matrix: .venv holds the oldest supported ansible-core (2.19, the newest
+# that Debian 12's Python 3.11 runs); .venv-newest the newest, on Python 3.13 or 3.12 where the
+# machine has one (tools/newest-python.sh: on PATH or under pyenv). Without one, each of these
+# targets prints why it is skipped, notes it in .cache/skipped-legs.txt (make test prints that
+# file at its end) and exits 0; with one, a failure fails the build as any other. Which one was
+# found is decided when make starts (NEWEST_PYTHON= on the command line acts as a machine
+# without one).
+NEWEST_VENV := $(ROOT)/.venv-newest
+NEWEST_ANSIBLE_CORE := $(shell sed -n 's/^ansible-core==//p' requirements/newest.txt)
+NEWEST_PYTHON := $(shell tools/newest-python.sh 2>/dev/null)
+NEWEST_LEGS := unit-newest sanity-newest integration-newest
+NO_NEWEST_PYTHON := no Python 3.12 or 3.13 on this machine (ansible-core $(NEWEST_ANSIBLE_CORE) needs one): install one (pyenv install 3.13) to run this leg
+ifeq ($(NEWEST_PYTHON),)
+newest-deps: deps
+
+$(NEWEST_LEGS): deps
+	@tools/skipped-leg.sh $@ "$(NO_NEWEST_PYTHON)"
+else
+$(NEWEST_VENV)/.installed: requirements/newest.txt .stamps/apt
+	test -x $(NEWEST_VENV)/bin/python || $(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/pip install -q --disable-pip-version-check -r requirements/newest.txt
+	touch $@
+
+newest-deps: deps $(NEWEST_VENV)/.installed  ## the venv of the newest ansible-core (.venv-newest)
+
+unit-newest: newest-deps  ## pytest tests/unit with the newest ansible-core
+	$(NEWEST_VENV)/bin/pytest -p no:cacheprovider tests/unit
+
+sanity-newest: newest-deps  ## ansible-test sanity of the newest ansible-core
+	tools/sanity.sh $(NEWEST_VENV) $(ROOT)/.cache/ansible-test-newest
+
+# The module tests against the local cloud, their playbooks run by the newest ansible-core.
+integration-newest: newest-deps  ## the module tests with the newest ansible-core
+	MULTIATTACH_MODULE_VENV=$(NEWEST_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)
+endif
 
 # The Python of these folders is linted and formatted by ruff (ruff.toml); `make format` applies
 # the formatting.
@@ -249,14 +280,14 @@ reliability: deps  ## bad input, secrets (-vvv, property-based), concurrency
 # The integration tests run at once in two halves, the roles' and playbooks' (they mostly work
 # on this host) and the rest (they mostly wait on the APIs): one long suite was the tail that
 # ran alone for six minutes.
-CLOUD_SUITES := integration integration-oldest-sdk reliability
+CLOUD_SUITES := integration integration-oldest-sdk integration-newest reliability
 INTEGRATION_HOST_TESTS := $(sort $(wildcard tests/integration/test_role_*.py)) tests/integration/test_playbooks.py \
 	tests/integration/test_libvirt_shareable_disk.py tests/integration/test_ini_settings.py \
 	tests/integration/test_collection_packaging.py
 AT_ONCE := "integration-hosts=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='$(INTEGRATION_HOST_TESTS)'" \
 	"integration-apis=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='tests/integration $(addprefix --ignore=,$(INTEGRATION_HOST_TESTS))'" \
 	$(foreach suite,$(filter-out integration,$(CLOUD_SUITES)),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'")
-cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## integration (in two halves), integration-oldest-sdk and reliability at once, then their serial tests
+cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD) newest-deps  ## integration (in two halves), integration-oldest-sdk, integration-newest and reliability at once, then their serial tests
 	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites --at-once $(AT_ONCE) \
 		--then $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
 
@@ -285,13 +316,18 @@ molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gf
 # filesystem (molecule/shared_disk): a cloud up in the full profile is used as it is (make
 # test keeps it up after integration-full), otherwise started and stopped again. molecule
 # destroys its guests and volume also when a step fails. MOLECULE_FS=gfs2 runs GFS2.
+# It runs with the newest ansible-core (.venv-newest: molecule, ansible-playbook and the Python of
+# the tasks on localhost), or, on a machine without its Python, with .venv's, saying so.
 MOLECULE_FS ?= ocfs2
-molecule: deps .stamps/apt-full  ## two Nova guests (full profile) share one RBD volume with OCFS2 (MOLECULE_FS=gfs2 for GFS2)
+MOLECULE_VENV = $(if $(NEWEST_PYTHON),$(NEWEST_VENV),$(VENV))
+molecule: deps .stamps/apt-full $(if $(NEWEST_PYTHON),newest-deps)  ## two Nova guests (full profile) share one RBD volume with OCFS2 (MOLECULE_FS=gfs2 for GFS2), newest ansible-core
+	@$(if $(NEWEST_PYTHON),,tools/skipped-leg.sh "$@ with ansible-core $(NEWEST_ANSIBLE_CORE)" \
+		"$(NO_NEWEST_PYTHON); the VM scenario runs with .venv's ansible-core instead")
 	mkdir -p .cache/molecule
-	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full $(WITH_CLOUD) \
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full PATH=$(MOLECULE_VENV)/bin:$$PATH $(WITH_CLOUD) \
 		$(VENV)/bin/python tools/molecule_phases.py \
 		--json .cache/molecule/phases-$(MOLECULE_FS).json -- \
-		$(VENV)/bin/molecule test -s shared_disk
+		$(MOLECULE_VENV)/bin/molecule test -s shared_disk
 
 # The same on two libvirt guests given one raw file directly (libvirt_shareable_disk, no
 # cloud), by hand: it starts libvirt daemons of its own, so the local cloud must be down.

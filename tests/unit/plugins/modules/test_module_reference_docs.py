@@ -9,6 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+from ansible import release as ansible_release
 from local_cloud import paths
 
 ROOT = paths.ROOT
@@ -43,6 +45,17 @@ def generated_reference(destination):
 
 
 def test_the_reference_is_generated_from_the_current_code():
+    # antsibull-docs copies ansible-core's own doc fragments (ini_settings extends `files`), and
+    # their text changes between releases: the committed pages are those of requirements/dev.txt.
+    pinned = re.search(
+        r"^ansible-core==(\S+)$", (ROOT / "requirements" / "dev.txt").read_text(), re.MULTILINE
+    ).group(1)
+    if ansible_release.__version__ != pinned:
+        pytest.skip(
+            "docs/modules/ is generated with ansible-core %s (requirements/dev.txt); this is %s, "
+            "whose own doc fragments read differently: `make unit` checks it"
+            % (pinned, ansible_release.__version__)
+        )
     with tempfile.TemporaryDirectory(prefix="multiattach-docs-") as temp:
         wanted = generated_reference(Path(temp))
     committed = {p.name: p.read_text() for p in (ROOT / "docs" / "modules").iterdir()}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# A leg of the test matrix that this machine cannot run: say so where it cannot be missed and
+# note it in .cache/skipped-legs.txt, which `make test` prints at its end.
+#   tools/skipped-leg.sh TARGET WHY
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$root/.cache"
+line="SKIPPED make $1: $2"
+printf '\n%s\n%s\n%s\n\n' "$(printf '!%.0s' {1..72})" "$line" "$(printf '!%.0s' {1..72})" >&2
+echo "$line" >> "$root/.cache/skipped-legs.txt"
