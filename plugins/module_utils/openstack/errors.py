@@ -24,6 +24,11 @@ HTTP_ADVICE = {
 }
 
 
+def sentence(error):
+    """The error's text without its closing period, to go before one of ours."""
+    return str(error).rstrip().rstrip(".")
+
+
 def _request_of(error):
     response = getattr(error, "response", None)
     request = getattr(response, "request", None)
@@ -75,7 +80,7 @@ def describe_error(error):
         if isinstance(error, ksa_exceptions.EndpointNotFound):
             return (
                 "the service catalog has no such endpoint: %s. Check region_name and "
-                "interface" % error
+                "interface" % sentence(error)
             )
         if isinstance(error, ksa_exceptions.ClientException) and hasattr(error, "http_status"):
             return "HTTP %s: %s" % (error.http_status, error)
@@ -83,10 +88,10 @@ def describe_error(error):
         if isinstance(error, sdk_exceptions.ConfigException):
             return (
                 "cannot read the cloud configuration: %s. Check the cloud name and "
-                "clouds.yaml (OS_CLIENT_CONFIG_FILE)" % error
+                "clouds.yaml (OS_CLIENT_CONFIG_FILE)" % sentence(error)
             )
         if isinstance(error, sdk_exceptions.ResourceTimeout):
-            return "%s. Raise timeout, or check the services' logs" % error
+            return "%s. Raise timeout, or check the services' logs" % sentence(error)
         if isinstance(error, sdk_exceptions.HttpException):
             return describe_http_error(error)
     return "%s: %s" % (type(error).__name__, error)

@@ -90,3 +90,4 @@ def test_a_policy_refusal_names_the_rule_and_what_to_do():
 )
 def test_failures_become_sentences(error, expected):
     assert expected in errors.describe_error(error)
+    assert ".." not in errors.describe_error(error)
