@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 from local_cloud import paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,53 +206,76 @@ def test_the_installed_playbooks_and_roles_are_found_by_fqcn(installed):
     assert "cinder_multiattach_backends" in spec.stdout
 
 
-def test_ansible_builder_finds_the_dependencies_of_the_installed_collection(installed):
-    """What the execution environment build runs on the installed collection (its
-    Containerfile's `introspect` step) names openstacksdk, libvirt-python and the system
-    packages that build libvirt-python: requirements.txt and bindep.txt, which
-    meta/execution-environment.yml names (ansible-builder's defaults, said explicitly)."""
-    with tarfile.open(installed["tarball"]) as archive:
-        names = set(archive.getnames())
-    assert {"meta/execution-environment.yml", "requirements.txt", "bindep.txt"} <= names
-    introspect = subprocess.run(
-        [str(BIN / "ansible-builder"), "introspect", str(installed["collections"])],
+def introspect(installed, *user_files):
+    """What an execution environment's build runs on the installed collection (its
+    Containerfile's `introspect` step), with the definition's own files (--user-pip,
+    --user-bindep) when it lists them; the parsed dependency data."""
+    listed = subprocess.run(
+        [str(BIN / "ansible-builder"), "introspect", *user_files, str(installed["collections"])],
         capture_output=True,
         text=True,
         check=True,
         env=installed["env"],
+    ).stdout
+    return yaml.safe_load(listed.split("\n---\n", 1)[1])
+
+
+def test_the_execution_environment_of_the_collection_holds_only_what_runs_there(installed):
+    """The OpenStack modules run in the environment, the libvirt modules on the compute hosts:
+    the collection's requirements.txt and bindep.txt (named by meta/execution-environment.yml)
+    give the image openstacksdk and nothing to compile, no libvirt."""
+    with tarfile.open(installed["tarball"]) as archive:
+        names = set(archive.getnames())
+    assert {"meta/execution-environment.yml", "requirements.txt", "bindep.txt"} <= names
+    found = introspect(installed)
+    assert found["python"] == ["openstacksdk>=4.14.0  # from collection multiattach.cloud"], found
+    assert found["system"] == [], found
+
+
+def test_the_libvirt_option_adds_libvirt_python_and_its_build_packages(installed):
+    """docs/examples' libvirt files, the documented option for an image that manages its own
+    libvirt host, add libvirt-python, and its compiler and headers only for the build stage."""
+    examples = ROOT / "docs" / "examples"
+    found = introspect(
+        installed,
+        "--user-pip",
+        str(examples / "requirements-libvirt.txt"),
+        "--user-bindep",
+        str(examples / "bindep-libvirt.txt"),
     )
-    listed = introspect.stdout
-    assert "openstacksdk>=4.14.0  # from collection multiattach.cloud" in listed, listed
-    assert "libvirt-python  # from collection multiattach.cloud" in listed, listed
-    for package in (
-        "libvirt-dev [compile platform:dpkg]",
-        "libvirt-devel [compile platform:rpm]",
-        "gcc [compile platform:rpm platform:dpkg]",
-    ):
-        assert "%s  # from collection multiattach.cloud" % package in listed, listed
+    assert "openstacksdk>=4.14.0  # from collection multiattach.cloud" in found["python"], found
+    assert "libvirt-python  # from collection user" in found["python"], found
+    built_only = [line for line in found["system"] if "[compile" in line]
+    assert {line.split()[0] for line in built_only} >= {"gcc", "libvirt-dev", "libvirt-devel"}
+    assert "libvirt0 [platform:dpkg]  # from collection user" in found["system"], found
 
 
-def test_ansible_builder_creates_a_build_context_from_the_example_definition(installed):
-    context = installed["cwd"] / "ee-context"
+def build_context(installed, definition):
+    context = installed["cwd"] / ("context-" + definition)
     subprocess.run(
-        [
-            str(BIN / "ansible-builder"),
-            "create",
-            "-f",
-            str(ROOT / "docs" / "examples" / "execution-environment.yml"),
-            "-c",
-            str(context),
-        ],
+        [str(BIN / "ansible-builder"), "create", "-f", definition, "-c", str(context)],
         capture_output=True,
         text=True,
         check=True,
         cwd=str(ROOT / "docs" / "examples"),
         env=installed["env"],
     )
-    assert "multiattach.cloud" in (context / "_build" / "requirements.yml").read_text()
-    containerfile = next(context.glob("*file")).read_text()
+    return context
+
+
+def test_ansible_builder_creates_a_build_context_from_the_example_definitions(installed):
+    plain = build_context(installed, "execution-environment.yml")
+    assert "multiattach.cloud" in (plain / "_build" / "requirements.yml").read_text()
+    containerfile = next(plain.glob("*file")).read_text()
+    assert "introspect" in containerfile and "install-from-bindep" in containerfile, containerfile
+    assert "ansible-core>=2.19,<2.22" in containerfile, containerfile
+    # The definition lists no files of its own: the image gets only the collection's.
+    assert not (plain / "_build" / "requirements.txt").exists()
+    assert not (plain / "_build" / "bindep.txt").exists()
+
+    with_libvirt = build_context(installed, "execution-environment-libvirt.yml")
+    assert "libvirt-python" in (with_libvirt / "_build" / "requirements.txt").read_text()
     assert (
-        "ansible-galaxy collection install" in containerfile
-        or "install-from-bindep" in containerfile
-    ), containerfile
-    assert "introspect" in containerfile, containerfile
+        "libvirt-dev [compile platform:dpkg]"
+        in (with_libvirt / "_build" / "bindep.txt").read_text()
+    )
