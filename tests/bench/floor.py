@@ -1,10 +1,10 @@
 """The floor: the fastest correct openstacksdk client that attaches or detaches one volume.
 
-    floor.py CLOUD VOLUME_ID attach|detach sequential|pipelined|paced SERVER_NAME...
+    floor.py CLOUD VOLUME_ID attach|detach sequential|pipelined|paced|parallel SERVER_NAME...
 
 Given server names, like the modules: one server listing and one volume read, then one
 attach (or detach) call per server that needs it, and a wait until Cinder shows every change.
-Three forms:
+Four forms:
   sequential  after each call, poll the volume every 0.25 s until Cinder shows it done;
               then the next call.
   pipelined   the next call as soon as the last one was taken; Nova refuses a call with
@@ -15,13 +15,18 @@ Three forms:
               next call: the first read at a pace learned from the calls (sooner after a
               first read that showed it done, later after one that did not), then three
               reads 0.05 s apart, 0.1, 0.2, then every 0.25 s. One poll loop at the end.
+  parallel    every call at once, one thread a server, each retrying Nova's refusals as
+              pipelined does; then one poll loop. Whichever retry comes first after Cinder
+              ends a call gets the next one.
 Prints one JSON line: in-process seconds (from the first call to the read that shows the
 result) and the requests sent (reads, writes, refusals retried). No checks, no messages.
 """
 
+import concurrent.futures
 import itertools
 import json
 import sys
+import threading
 import time
 
 import openstack
@@ -40,13 +45,18 @@ class Floor:
         self.volume_id = volume_id
         self.attach = action == "attach"
         self.counts = {"reads": 0, "writes": 0, "refused": 0}
+        self.counting = threading.Lock()  # the parallel form counts from its threads
+
+    def count(self, what):
+        with self.counting:
+            self.counts[what] += 1
 
     def read_volume(self):
-        self.counts["reads"] += 1
+        self.count("reads")
         return self.conn.block_storage.get_volume(self.volume_id)
 
     def call(self, server_id):
-        self.counts["writes"] += 1
+        self.count("writes")
         if self.attach:
             response = self.conn.compute.post(
                 "/servers/%s/os-volume_attachments" % server_id,
@@ -68,7 +78,7 @@ class Floor:
             except exceptions.BadRequestException as error:
                 if not any(text in str(error) for text in REFUSALS):
                     raise
-                self.counts["refused"] += 1
+                self.count("refused")
                 time.sleep(delay)
                 delay = min(delay * 2, RETRY_MOST)
         raise RuntimeError("server %s: refused %d times" % (server_id, RETRY_LIMIT))
@@ -92,6 +102,12 @@ class Floor:
     def pipelined(self, volume, server_ids):
         for server_id in server_ids:
             self.call_until_taken(server_id)
+        self.wait(volume, set(server_ids))
+
+    def parallel(self, volume, server_ids):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(server_ids)) as pool:
+            for future in [pool.submit(self.call_until_taken, s) for s in server_ids]:
+                future.result()
         self.wait(volume, set(server_ids))
 
     def paced(self, volume, server_ids):

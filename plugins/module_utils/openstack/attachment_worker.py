@@ -13,7 +13,9 @@ retried until the timeout.
 
 from __future__ import annotations
 
+import concurrent.futures
 import enum
+import threading
 import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
@@ -77,6 +79,10 @@ FOLLOW_UP_SECONDS = (0.05, 0.05, 0.05, 0.1, 0.2)
 MOST_PACE_SECONDS = 10.0
 RETRY_FIRST_SECONDS, RETRY_MOST_SECONDS = 0.1, 2.0
 REPAIR_CHECK_SECONDS = 10.0
+# Detaches sent at once: at most this many in flight, each retried at most this long after
+# a refusal, so a detach is asked for again soon after Cinder ends the last one without
+# more than about 20 calls a second reaching Nova.
+DETACH_THREADS, DETACH_RETRY_MOST_SECONDS = 8, 0.4
 
 
 def _error_text(error):
@@ -129,6 +135,9 @@ class AttachmentWorker:
         self.watch = TransitionWatch(abandoned_after)
         self.pace = Pace()
         self.repairs = []  # what repair_abandoned undid, for the module's warnings
+        # detach_at_once's threads share the records below and repair one at a time
+        self.records_lock = threading.Lock()
+        self.repair_lock = threading.Lock()
         # (server ID, action) of every call Nova took, held already or had nothing to do for
         self.asked = []
         # the last read of the volume (None before one, or after a call) and how many calls
@@ -157,7 +166,7 @@ class AttachmentWorker:
         sdk_exceptions.raise_from_response(response)
         return response
 
-    def _with_retries(self, action, server_id, call, repair=True):
+    def _with_retries(self, action, server_id, call, repair=True, most=RETRY_MOST_SECONDS):
         """CALL, retried while Nova refuses it for a while (the previous detach still under
         way, another client's call, a compute service briefly down). A refusal that lasts
         may come from a transition nobody works on any more: that is checked once it has
@@ -177,7 +186,7 @@ class AttachmentWorker:
                     if self._repair_abandoned():
                         continue
                 time.sleep(delay)
-                delay = min(delay * 2, RETRY_MOST_SECONDS)
+                delay = min(delay * 2, most)
 
     def _refused_too_long(self, action, server_id, error):
         if _compute_service_down(error):
@@ -204,7 +213,8 @@ class AttachmentWorker:
         )
 
     def _repair_abandoned(self):
-        return repair_abandoned(self)
+        with self.repair_lock:
+            return repair_abandoned(self)
 
     def _ask_nova_to_attach(self, server_id, device):
         """True once Nova took the attach; also when it holds one already (an earlier,
@@ -228,7 +238,7 @@ class AttachmentWorker:
             return False
         return True
 
-    def ask_nova_to_detach(self, server_id, repair=True):
+    def ask_nova_to_detach(self, server_id, repair=True, most=RETRY_MOST_SECONDS):
         """Nova's detach of this server's attachment; NotFoundException when it holds none."""
         self._with_retries(
             Action.DETACH.verb,
@@ -237,7 +247,27 @@ class AttachmentWorker:
                 "delete", "/servers/%s/os-volume_attachments/%s" % (server_id, self.volume_id)
             ),
             repair=repair,
+            most=most,
         )
+
+    def detach_at_once(self, server_ids):
+        """Ask Nova for every detach of SERVER_IDS at once, a few threads each retrying Nova's
+        refusals while Cinder works on another: whichever retry comes first after Cinder
+        ends a detach gets the next, with no read in between (the fastest client measured,
+        docs/benchmarks.md, "Detach all"). Returns once Nova took them all."""
+
+        def detach(server_id):
+            try:
+                self.ask_nova_to_detach(server_id, most=DETACH_RETRY_MOST_SECONDS)
+            except sdk_exceptions.NotFoundException:
+                pass  # gone already: what we wanted
+            self._took(server_id, Action.DETACH)
+
+        threads = min(len(server_ids), DETACH_THREADS)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
+            asked = [pool.submit(detach, server_id) for server_id in server_ids]
+        for each in asked:
+            each.result()  # the first failure, in the order of the servers
 
     def make(self, server_id, action, device=None, settle=True):
         """Have Nova make ACTION (an Action) for SERVER_ID; with SETTLE, return once Cinder
@@ -257,9 +287,15 @@ class AttachmentWorker:
                 return
 
     def _took(self, server_id, action):
-        if (server_id, action) not in self.asked:
-            self.asked.append((server_id, action))
-        self.read = (None, self.read[1])  # no read since the call: the last one is stale
+        with self.records_lock:
+            if (server_id, action) not in self.asked:
+                self.asked.append((server_id, action))
+            self.read = (None, self.read[1])  # no read since the call: the last one is stale
+
+    def settle(self, server_id, action):
+        """Read the volume until Cinder takes the next call (after detach_at_once); a call
+        that an undone transition rolled back is made again by wait_until_shown."""
+        self._settle_or_repair(server_id, action)
 
     def _settle_or_repair(self, server_id, action):
         """Read the volume until Cinder takes the next call; True if an abandoned
@@ -366,15 +402,20 @@ def converge(
     """
     worker = AttachmentWorker(conn, volume.id, timeout, abandoned_after)
     calls = [(s, Action.DETACH) for s in to_detach] + [(s, Action.ATTACH) for s in to_attach]
-    # A detach is sent at once after the last one: Nova's API does its part of it while
-    # Cinder ends the last one, and a refusal because Cinder has not ended it yet costs one
-    # refused update. A refused attach costs a call to the server's compute service and a
-    # block device mapping made and deleted: an attach is sent once the volume's status
-    # says Cinder takes it.
-    followers = [action for _server, action in calls[1:]] + [None]
+    # Two or more detaches are asked for at once (detach_at_once); then, before an attach,
+    # the volume is read until Cinder takes it. Attaches follow one another at the volume's
+    # pace: a refused attach costs a call to the server's compute service and a block device
+    # mapping made and deleted, and a read costs less.
     try:
-        for (server_id, action), following in zip(calls, followers):
-            worker.make(server_id, action, device, settle=following is Action.ATTACH)
+        if len(to_detach) > 1:
+            worker.detach_at_once(list(to_detach))
+            if to_attach:
+                worker.settle(to_detach[-1], Action.DETACH)
+            calls_one_by_one = calls[len(to_detach) :]
+        else:
+            calls_one_by_one = calls
+        for index, (server_id, action) in enumerate(calls_one_by_one):
+            worker.make(server_id, action, device, settle=index + 1 < len(calls_one_by_one))
         if wait:
             worker.wait_until_shown(calls, device)
         return calls, worker.last_seen, worker.repairs

@@ -73,3 +73,29 @@ def test_the_paced_form_calls_again_once_the_status_says_cinder_takes_it(monkeyp
 
     assert calls == ["s1", "s2"] and next(reads, None) is None
     assert sleeps[:2] == [floor_script.FIRST_READ, floor_script.FOLLOW_UPS[0]]
+
+
+def test_the_parallel_form_sends_every_call_and_retries_each_refusal(monkeypatch):
+    busy = exceptions.BadRequestException(
+        message="Invalid volume: Unable to detach volume. Volume status must be 'in-use' and "
+        "attach_status must be 'attached' to detach."
+    )
+    floor = floor_script.Floor(conn=None, volume_id="v", action="detach")
+    tries = {"s1": [None], "s2": [busy, None], "s3": [busy, busy, None]}
+    calls = []
+
+    def call(server_id):
+        calls.append(server_id)
+        floor.count("writes")
+        answer = tries[server_id].pop(0)
+        if answer:
+            raise answer
+
+    monkeypatch.setattr(floor, "call", call)
+    monkeypatch.setattr(floor_script.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(floor, "read_volume", lambda: Volume([]))
+
+    floor.parallel(Volume(["s1", "s2", "s3"]), ["s1", "s2", "s3"])
+
+    assert sorted(calls) == ["s1", "s2", "s2", "s3", "s3", "s3"]
+    assert floor.counts == {"reads": 0, "writes": 6, "refused": 3}

@@ -1,8 +1,9 @@
-"""Attach and detach calls at Cinder's pace: a detach as soon as the last call was taken, an
-attach once the volume's status says Cinder takes it, one wait for the whole set at the end,
+"""Attach and detach calls at Cinder's pace: detaches asked for at once, an attach once the
+volume's status says Cinder takes it, one wait for the whole set at the end,
 and a failure that names what was shown done and what Nova took but was not shown yet (no
 cloud)."""
 
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -37,6 +38,8 @@ class Cloud:
         self.transition_reads = transition_reads
         self.refusals = refusals or {}  # server ID: HTTP answers before Nova takes the call
         self.events = []
+        self.lock = threading.Lock()  # detach_at_once calls from several threads
+        self.callers = set()
         self.pending = None  # (server ID, action, reads left)
         self.compute = SimpleNamespace(post=self.post, delete=self.delete)
         self.block_storage = SimpleNamespace(get_volume=self.get_volume)
@@ -72,6 +75,11 @@ class Cloud:
         return self.volume("in-use" if self.holders else "available")
 
     def take(self, server_id, action):
+        with self.lock:
+            self.callers.add(threading.get_ident())
+            return self._take(server_id, action)
+
+    def _take(self, server_id, action):
         answers = self.refusals.get(server_id)
         if answers:
             self.events.append("refused %s %s" % (action, server_id))
@@ -134,29 +142,38 @@ def test_each_attach_waits_for_cinder_to_take_the_next_and_the_set_is_read_once(
     assert sleeps[:2] == [attachments.FIRST_READ_SECONDS, attachments.FOLLOW_UP_SECONDS[0]]
 
 
-def test_detaches_follow_each_other_at_once_and_the_set_is_read_at_the_end(sleeps):
-    cloud = Cloud(holders=["s1", "s2", "s3"], transition_reads=1)
+def test_detaches_are_asked_for_at_once_and_the_set_is_read_at_the_end(sleeps):
+    cloud = Cloud(holders=["s1", "s2", "s3", "s4"], transition_reads=1)
 
     calls, last_seen, _repairs = attachments.converge(
-        cloud, volume(["s1", "s2", "s3"]), [], ["s1", "s2", "s3"], timeout=30
+        cloud, volume(["s1", "s2", "s3", "s4"]), [], ["s1", "s2", "s3", "s4"], timeout=30
     )
 
-    assert cloud.events == [
-        "detach s1",
-        "refused detach s2",
-        "detach s2",
-        "refused detach s3",
-        "detach s3",
-        "read",
-        "read",
-    ]
-    assert [c[1] for c in calls] == ["detached"] * 3 and last_seen.attachments == []
-    assert sleeps == [
-        attachments.RETRY_FIRST_SECONDS,
-        attachments.RETRY_FIRST_SECONDS,
-        attachments.FIRST_READ_SECONDS,
-        attachments.FOLLOW_UP_SECONDS[0],
-    ]
+    taken = [e for e in cloud.events if e.startswith("detach")]
+    refused = [e for e in cloud.events if e.startswith("refused")]
+    first_read = cloud.events.index("read")
+    # Every detach taken before the volume is read at all: no read between them.
+    assert sorted(taken) == ["detach s1", "detach s2", "detach s3", "detach s4"]
+    assert all(e == "read" for e in cloud.events[first_read:]), cloud.events
+    assert len(cloud.callers) > 1, "every call came from one thread"
+    assert [c[1] for c in calls] == ["detached"] * 4 and last_seen.attachments == []
+    # A refused detach is asked for again soon, however often it was refused.
+    retries = sleeps[: len(refused)]
+    assert max(retries) <= attachments.DETACH_RETRY_MOST_SECONDS, sleeps
+
+
+def test_detaches_at_once_then_an_attach_once_cinder_takes_it(sleeps):
+    cloud = Cloud(holders=["s1", "s2"], transition_reads=1)
+
+    calls, last_seen, _repairs = attachments.converge(
+        cloud, volume(["s1", "s2"]), ["s3"], ["s1", "s2"], timeout=30
+    )
+
+    attach = cloud.events.index("attach s3")
+    assert "refused attach s3" not in cloud.events
+    assert cloud.events[attach - 1] == "read" and attach > cloud.events.index("detach s2")
+    assert calls[-1] == ("s3", "attached")
+    assert [a["server_id"] for a in last_seen.attachments] == ["s3"]
 
 
 def test_the_pace_is_learned_from_the_calls(sleeps):
