@@ -118,6 +118,88 @@ def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab,
     assert not removed_again.failures and removed_again.changed_tasks == []
 
 
+@pytest.fixture
+def several(admin_cloud, lab):
+    """The variables of two volumes for provision_shared_volume's list form; removed after."""
+    prefix = "it-pbs-" + uuid.uuid4().hex[:6]
+    names = [prefix + "-a", prefix + "-b"]
+    yield {
+        "shared_volumes": [
+            {"name": names[0], "group": "cluster"},
+            {"name": names[1], "servers": [lab["names"][2]], "size": 2},
+        ],
+        "shared_volume_type": lab["type"],
+        "multiattach_cloud": "local-admin",
+    }
+    for name in names:
+        detached = run_module(
+            "multiattach.cloud.volume_attachments",
+            {"cloud": "local-admin", "volume": name, "servers": [], "exclusive": True},
+        )
+        if detached.get("failed") and "does not exist" not in detached["msg"]:
+            raise AssertionError(detached["msg"])
+        deleted = run_module(
+            "multiattach.cloud.volume", {"cloud": "local-admin", "name": name, "state": "absent"}
+        )
+        assert not deleted.get("failed"), deleted.get("msg")
+
+
+def test_several_volumes_are_provisioned_at_once_each_for_its_servers(
+    admin_cloud, lab, inventory, several
+):
+    names = lab["names"]
+    first, second = (v["name"] for v in several["shared_volumes"])
+    playbook = PLAYBOOKS / "provision_shared_volume.yml"
+
+    checked = run_playbook_file(playbook, inventory, several, check=True)
+    assert not checked.failures, checked.failure_message
+    assert admin_cloud.block_storage.find_volume(first, ignore_missing=True) is None
+
+    provision = run_playbook_file(playbook, inventory, several)
+    assert not provision.failures, provision.failure_message
+    # One host per volume ran its tasks, each in a fork of its own.
+    attach_hosts = {
+        r["_host"] for r in provision.results if r["_task"] == "Attach the volume to its servers"
+    }
+    assert attach_hosts == {"multiattach-volume-" + first, "multiattach-volume-" + second}
+    assert attachments_by_server(admin_cloud, lab, first)[1].keys() == {names[0], names[1]}
+    assert attachments_by_server(admin_cloud, lab, second)[1].keys() == {names[2]}
+    assert admin_cloud.block_storage.find_volume(second, ignore_missing=False).size == 2
+    collected = provision.result("Record the results on localhost")
+    assert collected["ansible_facts"]["shared_volumes_attachments"].keys() == {first, second}
+
+    again = run_playbook_file(playbook, inventory, several)
+    assert not again.failures and again.changed_tasks == []
+
+
+@pytest.mark.parametrize(
+    "shared_volumes,expected",
+    [
+        ("db-data", "shared_volumes must be a list of mappings"),
+        ([{"group": "cluster"}], "shared_volumes must be a list of mappings"),
+        (
+            [{"name": "x", "group": "cluster"}, {"name": "x", "group": "cluster"}],
+            "a name of its own",
+        ),
+        ([{"name": "x", "group": "nosuchgroup"}], "'nosuchgroup' has none"),
+        ([{"name": "x", "servers": "s1"}], "servers (a list of OpenStack server names)"),
+        ([{"name": "x", "group": "cluster", "sizes": 3}], "known keys are name, type"),
+    ],
+)
+def test_a_wrong_list_of_volumes_fails_before_any_call_naming_the_fix(
+    admin_cloud, inventory, several, shared_volumes, expected
+):
+    run = run_playbook_file(
+        PLAYBOOKS / "provision_shared_volume.yml",
+        inventory,
+        dict(several, shared_volumes=shared_volumes),
+    )
+    assert run.failures and expected in run.failure_message, run.failure_message
+    assert "Traceback" not in run.failure_message
+    assert [r["_task"] for r in run.results if r["_host"] != "localhost"] == []
+    assert admin_cloud.block_storage.find_volume("x", ignore_missing=True) is None
+
+
 def test_site_enables_then_provisions(admin_cloud, lab, inventory, shared):
     site = run_playbook_file(PLAYBOOKS / "site.yml", inventory, shared)
 

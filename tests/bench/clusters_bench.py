@@ -1,0 +1,225 @@
+"""Many clusters at once: M multiattach volumes, each made and attached to its own N servers.
+
+    clusters_bench.py [--clusters 5] [--servers 4] [--repeat 3] [--json PATH]
+
+On the local cloud (`make cloud-up`), in the same run, three ways to provision all M volumes:
+  playbook    playbooks/provision_shared_volume.yml with the list shared_volumes, Ansible's
+              default forks (5): each volume in a fork of its own (the documented way)
+  one by one  the same playbook with forks=1: the volumes one after another
+  floor       tests/bench/clusters_floor.py: an openstacksdk script, a thread a volume, each
+              creating its volume and attaching its servers at the volume's pace
+Each round runs every way in a rotating order, on new volumes; between them the volumes are
+detached and deleted, untimed. Wall seconds are whole processes. Prints a Markdown report:
+medians, the ratio to the floor and the goal (the playbook within 1.3x of the floor).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import openstack
+import yaml
+from harness.ansible_runner import run_ansible_playbook
+from local_cloud import multiattach_probe, paths
+
+ROOT = Path(__file__).resolve().parents[2]
+CLOUD = "local-admin"
+OBSERVER = "clusters-bench-observer"
+WAYS = ("playbook", "one by one", "floor")
+GOAL = 1.3
+
+
+class Lab:
+    def __init__(self, conn, clusters, servers):
+        self.conn = conn
+        self.probe = multiattach_probe.Probe(conn, "cb-" + uuid.uuid4().hex[:6])
+        self.volume_type = self.probe.create_type().name
+        made = [
+            [self.probe.create_server("c%d-s%d" % (c, s)) for s in range(servers)]
+            for c in range(clusters)
+        ]
+        self.probe.wait_for_servers(timeout=300)
+        self.servers = [[server.name for server in cluster] for cluster in made]
+        self.labels = []  # every plan made, so that a failed run leaves no volume behind
+
+    def remove_all(self):
+        for label in self.labels:
+            self.remove(self.plan_of(label))
+
+    def plan_of(self, label):
+        return {
+            "%s-%s-%d" % (self.probe.prefix, label, index): names
+            for index, names in enumerate(self.servers)
+        }
+
+    def plan(self, label):
+        self.labels.append(label)
+        return self.plan_of(label)
+
+    def shown(self, plan):
+        """Whether every volume of PLAN is in-use by exactly its servers."""
+        ids = {s.name: s.id for s in self.conn.compute.servers(details=False)}
+        for name, servers in plan.items():
+            volume = self.conn.block_storage.find_volume(name, ignore_missing=True)
+            held = {a["server_id"] for a in volume.attachments} if volume else set()
+            if volume is None or volume.status != "in-use" or held != {ids[s] for s in servers}:
+                return False
+        return True
+
+    def remove(self, plan):
+        """Detach and delete the volumes of PLAN (untimed), the floor's way."""
+        for name in plan:
+            volume = self.conn.block_storage.find_volume(name, ignore_missing=True)
+            if volume is None:
+                continue
+            holders = [a["server_id"] for a in volume.attachments]
+            for server_id in holders:
+                multiattach_probe.detach(self.conn, server_id, volume.id)
+                multiattach_probe.wait_until(
+                    "detach of %s" % server_id,
+                    lambda v=volume.id, s=server_id: (
+                        s
+                        not in {
+                            a["server_id"]
+                            for a in self.conn.block_storage.get_volume(v).attachments
+                        }
+                        and self.conn.block_storage.get_volume(v).status in ("in-use", "available")
+                    ),
+                    120,
+                )
+            self.conn.block_storage.delete_volume(volume.id)
+            self.conn.block_storage.wait_for_delete(volume, interval=0.5, wait=120)
+
+
+def by_playbook(lab, plan, forks):
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as handle:
+        yaml.safe_dump(
+            {
+                "shared_volumes": [
+                    {"name": name, "servers": servers} for name, servers in plan.items()
+                ],
+                "shared_volume_type": lab.volume_type,
+                "multiattach_cloud": CLOUD,
+            },
+            handle,
+        )
+    try:
+        results, completed = run_ansible_playbook(
+            [
+                "-i",
+                "localhost,",
+                "-e",
+                "@" + handle.name,
+                str(ROOT / "playbooks" / "provision_shared_volume.yml"),
+            ],
+            extra_env={"ANSIBLE_FORKS": str(forks)},
+        )
+    finally:
+        os.unlink(handle.name)
+    if completed.returncode != 0:
+        raise RuntimeError("the playbook failed: %s" % (completed.stdout[-2000:]))
+    return sum(r.get("_seconds", 0) for r in results or [])
+
+
+def by_floor(lab, plan):
+    completed = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "bench" / "clusters_floor.py"),
+            CLOUD,
+            lab.volume_type,
+            json.dumps(plan),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(completed.stdout)["seconds"]
+
+
+def run_way(lab, way, plan, forks):
+    if way == "floor":
+        return by_floor(lab, plan)
+    return by_playbook(lab, plan, forks if way == "playbook" else 1)
+
+
+def bench(lab, repeat, forks):
+    runs = {way: [] for way in WAYS}
+    for round_number in range(repeat):
+        shift = round_number % len(WAYS)
+        for way in WAYS[shift:] + WAYS[:shift]:
+            plan = lab.plan("r%d-%s" % (round_number, way.replace(" ", "")))
+            started = time.monotonic()
+            inner = run_way(lab, way, plan, forks)
+            seconds = time.monotonic() - started
+            if not lab.shown(plan):
+                raise RuntimeError("%s did not attach every volume to its servers" % way)
+            runs[way].append({"seconds": seconds, "inner_seconds": inner})
+            lab.remove(plan)
+    return runs
+
+
+def report(runs, clusters, servers, forks):
+    floor = statistics.median(r["seconds"] for r in runs["floor"])
+    lines = [
+        "## Many clusters at once: %d volumes x %d servers" % (clusters, servers),
+        "",
+        "%d round(s), the ways in a rotating order, medians; wall: the whole process. The "
+        "playbook ran with forks=%d." % (len(runs["floor"]), forks),
+        "",
+        "| way | wall s (median) | every round | x floor |",
+        "|---|---:|---|---:|",
+    ]
+    for way, cells in runs.items():
+        median = statistics.median(c["seconds"] for c in cells)
+        lines.append(
+            "| %s | %.2f | %s | %.2f |"
+            % (way, median, ", ".join("%.2f" % c["seconds"] for c in cells), median / floor)
+        )
+    playbook = statistics.median(c["seconds"] for c in runs["playbook"]) / floor
+    lines += [
+        "",
+        "| goal | measured | met |",
+        "|---|---|---|",
+        "| the playbook (one fork a volume) within %.1fx of the floor | %.2fx | %s |"
+        % (GOAL, playbook, "yes" if playbook <= GOAL else "NO"),
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clusters", type=int, default=5)
+    parser.add_argument("--servers", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.clusters < 1 or args.servers < 1 or args.repeat < 1:
+        parser.error("--clusters, --servers and --repeat take numbers of 1 or more")
+    forks = max(5, args.clusters)
+    os.environ.setdefault("OS_CLIENT_CONFIG_FILE", str(paths.clouds_yaml()))
+    conn = openstack.connect(cloud=CLOUD, app_name=OBSERVER)
+    lab = Lab(conn, args.clusters, args.servers)
+    try:
+        runs = bench(lab, args.repeat, forks)
+    finally:
+        lab.remove_all()
+        problems = lab.probe.cleanup()
+        if problems:
+            print("cleanup problems: %s" % problems, file=sys.stderr)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(runs, indent=1))
+    print(report(runs, args.clusters, args.servers, forks))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
