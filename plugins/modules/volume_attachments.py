@@ -17,11 +17,12 @@ description:
     attach a volume that is already V(in-use) on another server.
   - Cinder takes one attach or detach of a volume at a time and refuses a
     concurrent one with HTTP 400 while the volume is V(attaching) or
-    V(detaching). The module sends a detach as soon as the last call was
-    taken and an attach once the volume's status says Cinder takes it, retries
-    exactly those refusals (the last detach not ended yet, other runs' calls)
-    with backoff until O(timeout), and waits once for the whole set; any other
-    error fails at once.
+    V(detaching). The module asks for two or more detaches at once (a few
+    threads, each retrying Nova's refusal soon, so the next detach is taken as
+    soon as Cinder ends the last) and sends an attach once the volume's status
+    says Cinder takes it, retries exactly those refusals (the last call not
+    ended yet, other runs' calls) with backoff until O(timeout), and waits once
+    for the whole set; any other error fails at once.
   - A volume that is not multiattach may be held by one server only, and a plan
     that would give it a second server is refused before any call.
   - A volume in status V(error), V(maintenance) or V(error_*) that needs an attach
