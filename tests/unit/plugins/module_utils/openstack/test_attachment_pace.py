@@ -39,7 +39,6 @@ class Cloud:
         self.refusals = refusals or {}  # server ID: HTTP answers before Nova takes the call
         self.events = []
         self.lock = threading.Lock()  # detach_at_once calls from several threads
-        self.callers = set()
         self.pending = None  # (server ID, action, reads left)
         self.compute = SimpleNamespace(post=self.post, delete=self.delete)
         self.block_storage = SimpleNamespace(get_volume=self.get_volume)
@@ -76,7 +75,6 @@ class Cloud:
 
     def take(self, server_id, action):
         with self.lock:
-            self.callers.add(threading.get_ident())
             return self._take(server_id, action)
 
     def _take(self, server_id, action):
@@ -144,6 +142,23 @@ def test_each_attach_waits_for_cinder_to_take_the_next_and_the_set_is_read_once(
 
 def test_detaches_are_asked_for_at_once_and_the_set_is_read_at_the_end(sleeps):
     cloud = Cloud(holders=["s1", "s2", "s3", "s4"], transition_reads=1)
+    # The first two detaches meet before either is answered: one after another, the first
+    # would wait alone and the meeting would break after 5 s.
+    meeting, arrived, lock = threading.Barrier(2, timeout=5), [], threading.Lock()
+    delete = cloud.compute.delete
+
+    def delete_after_meeting(path, **kwargs):
+        with lock:
+            arrived.append(path)
+            waits = len(arrived) <= 2
+        if waits:
+            try:
+                meeting.wait()
+            except threading.BrokenBarrierError:
+                arrived.append("alone")
+        return delete(path, **kwargs)
+
+    cloud.compute = SimpleNamespace(post=cloud.post, delete=delete_after_meeting)
 
     calls, last_seen, _repairs = attachments.converge(
         cloud, volume(["s1", "s2", "s3", "s4"]), [], ["s1", "s2", "s3", "s4"], timeout=30
@@ -155,7 +170,7 @@ def test_detaches_are_asked_for_at_once_and_the_set_is_read_at_the_end(sleeps):
     # Every detach taken before the volume is read at all: no read between them.
     assert sorted(taken) == ["detach s1", "detach s2", "detach s3", "detach s4"]
     assert all(e == "read" for e in cloud.events[first_read:]), cloud.events
-    assert len(cloud.callers) > 1, "every call came from one thread"
+    assert "alone" not in arrived, "the detaches were asked for one after another"
     assert [c[1] for c in calls] == ["detached"] * 4 and last_seen.attachments == []
     # A refused detach is asked for again soon, however often it was refused.
     retries = sleeps[: len(refused)]
