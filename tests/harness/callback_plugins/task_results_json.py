@@ -18,6 +18,18 @@ description:
 """
 
 
+def task_name(result):
+    """The task's own name, as the playbook writes it. ansible-core 2.21 puts the role before
+    it ("ns.coll.role : name"), 2.19 does not; the tests match the task's own name."""
+    name = str(result.task_name)
+    role = getattr(getattr(result, "task", None), "_role", None)
+    if role is not None:
+        prefix = "%s : " % role.get_name()
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "stdout"
@@ -33,7 +45,7 @@ class CallbackModule(CallbackBase):
 
     def _record(self, result, status):
         entry = dict(self._clean_results_copy(result))
-        entry["_task"] = result.task_name
+        entry["_task"] = task_name(result)
         entry["_host"] = result.host.get_name() if hasattr(result, "host") else None
         entry["_status"] = status
         entry["failed"] = status == "failed"
