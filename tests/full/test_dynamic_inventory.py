@@ -14,9 +14,9 @@ from harness.ansible_runner import (
     OPENSTACK_CLOUD_COLLECTIONS,
     ROOT,
     ansible_env,
-    run_module,
     run_playbook_file,
 )
+from harness.volumes import detach_and_delete
 from local_cloud import paths
 
 CLOUD = "local-admin"
@@ -91,16 +91,7 @@ def with_openstack_cloud():
 def volume_name(admin_cloud):
     name = "it-dyn-" + uuid.uuid4().hex[:8]
     yield name
-    detached = run_module(
-        "multiattach.cloud.volume_attachments",
-        {"cloud": CLOUD, "volume": name, "servers": [], "exclusive": True},
-    )
-    if detached.get("failed") and "does not exist" not in detached["msg"]:
-        raise AssertionError(detached["msg"])
-    deleted = run_module(
-        "multiattach.cloud.volume", {"cloud": CLOUD, "name": name, "state": "absent"}
-    )
-    assert not deleted.get("failed"), deleted.get("msg")
+    detach_and_delete(name, CLOUD)
 
 
 def test_the_playbooks_take_the_clusters_members_from_the_cloud(

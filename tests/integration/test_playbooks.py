@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 import yaml
-from harness.ansible_runner import LOCAL_INVENTORY, ROOT, run_module, run_playbook_file
+from harness.ansible_runner import LOCAL_INVENTORY, ROOT, run_playbook_file
+from harness.volumes import detach_and_delete
 from local_cloud import paths
 
 PLAYBOOKS = ROOT / "playbooks"
@@ -67,17 +68,7 @@ def shared(admin_cloud, lab):
         "shared_volume_group": "cluster",
         "multiattach_cloud": "local-admin",
     }
-    # Cinder takes one detach of a volume at a time: the collection's module serialises them.
-    detached = run_module(
-        "multiattach.cloud.volume_attachments",
-        {"cloud": "local-admin", "volume": name, "servers": [], "exclusive": True},
-    )
-    if detached.get("failed") and "does not exist" not in detached["msg"]:
-        raise AssertionError(detached["msg"])
-    deleted = run_module(
-        "multiattach.cloud.volume", {"cloud": "local-admin", "name": name, "state": "absent"}
-    )
-    assert not deleted.get("failed"), deleted.get("msg")
+    detach_and_delete(name)
     assert admin_cloud.block_storage.find_volume(name, ignore_missing=True) is None
 
 
@@ -132,16 +123,7 @@ def several(admin_cloud, lab):
         "multiattach_cloud": "local-admin",
     }
     for name in names:
-        detached = run_module(
-            "multiattach.cloud.volume_attachments",
-            {"cloud": "local-admin", "volume": name, "servers": [], "exclusive": True},
-        )
-        if detached.get("failed") and "does not exist" not in detached["msg"]:
-            raise AssertionError(detached["msg"])
-        deleted = run_module(
-            "multiattach.cloud.volume", {"cloud": "local-admin", "name": name, "state": "absent"}
-        )
-        assert not deleted.get("failed"), deleted.get("msg")
+        detach_and_delete(name)
 
 
 def test_several_volumes_are_provisioned_at_once_each_for_its_servers(
