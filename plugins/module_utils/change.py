@@ -85,7 +85,10 @@ class Change:
         raise NotImplementedError
 
     def run(self, check_mode):
-        plan = self.plan(self.read())
+        return self.apply(self.plan(self.read()), check_mode)
+
+    def apply(self, plan, check_mode):
+        """Carry out PLAN (not in check mode) and report: for a caller that planned first."""
         result = dict(plan.result)
         if not check_mode:
             for step in plan.steps:

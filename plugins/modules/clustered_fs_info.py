@@ -52,6 +52,13 @@ options:
         scan of C(/proc) that the leave steps need and a converge does not.
     type: bool
     default: false
+  files:
+    description:
+      - Files whose sha256 and mode to return in RV(files) (the stack's configuration files), so
+        that the role writes only those that differ, with M(multiattach.cloud.config_files).
+    type: list
+    elements: path
+    default: []
 attributes:
   check_mode:
     support: full
@@ -222,6 +229,13 @@ fstab_entry:
   description: The C(/etc/fstab) line for the mount point, fields joined by one space; null when none.
   returned: always
   type: str
+files:
+  description:
+    - For each path of O(files), its C(sha256) and C(mode) (octal, as V('0644')); null for a
+      path that is no file.
+  returned: always
+  type: dict
+  sample: {"/etc/default/o2cb": {"sha256": "5f3c...", "mode": "0644"}, "/etc/ocfs2/cluster.conf": null}
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
@@ -240,6 +254,7 @@ class ClusteredFsInfoModule(CollectionModule):
         gfs2_fencing=dict(type="bool", default=True),
         fencing_cloud=dict(type="str"),
         read_users=dict(type="bool", default=False),
+        files=dict(type="list", elements="path", default=[]),
     )
     module_kwargs = DISK_MODULE_KWARGS
     job = ClusterNodeReading

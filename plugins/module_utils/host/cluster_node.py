@@ -16,6 +16,7 @@ import stat
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import file_state
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
     device_mounts,
 )
@@ -183,6 +184,7 @@ class ClusterNodeReading(Reading):
         gfs2_fencing,
         fencing_cloud,
         read_users,
+        files,
     ):
         self.run_command = run_command
         self.volume_id = volume_id
@@ -194,6 +196,7 @@ class ClusterNodeReading(Reading):
         self.gfs2_fencing = gfs2_fencing
         self.fencing_cloud = fencing_cloud
         self.read_users = read_users
+        self.files = files
 
     def read(self, check_mode):
         disk = find_disk(self.volume_id, self.device)
@@ -227,6 +230,7 @@ class ClusterNodeReading(Reading):
             mount_point_is_dir=os.path.isdir(self.mount_point),
             mounted_type=mounted_type(self.run_command, self.mount_point),
             fstab_entry=fstab_entry(self.mount_point),
+            files={path: file_state(path) for path in self.files},
         )
 
     def read_stack(self):

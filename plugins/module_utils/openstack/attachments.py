@@ -104,7 +104,7 @@ class AttachmentChange(Change):
     (a constant number of reads, whatever the number of servers), plan, check, carry out at
     Cinder's pace, describe."""
 
-    def __init__(self, conn, *, volume, wait, timeout, abandoned_after, device=None):
+    def __init__(self, conn, *, volume, wait, timeout, abandoned_after, device=None, index=None):
         check_abandoned_after(abandoned_after)
         self.conn = conn
         self.volume_name_or_id = volume
@@ -112,7 +112,8 @@ class AttachmentChange(Change):
         self.timeout = timeout
         self.abandoned_after = abandoned_after
         self.device = device
-        self.index = None
+        # A caller that works several volumes lists the servers once and gives the listing.
+        self.index = index
 
     def read(self):
         volume = find_one_volume(self.conn, self.volume_name_or_id)
@@ -120,7 +121,8 @@ class AttachmentChange(Change):
             raise ModuleFailure(
                 "volume %r does not exist: check the name or ID" % self.volume_name_or_id
             )
-        self.index = ServerIndex(self.conn)
+        if self.index is None:
+            self.index = ServerIndex(self.conn)
         return volume
 
     def wanted(self, attached):

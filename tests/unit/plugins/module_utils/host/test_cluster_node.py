@@ -1,5 +1,7 @@
 """clustered_fs_info's one-pass read of a node: the disk, its signature, the stack, the mount."""
 
+import hashlib
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_node
@@ -31,6 +33,7 @@ def params(**overrides):
         gfs2_fencing=True,
         fencing_cloud=None,
         read_users=True,
+        files=[],
     )
     values.update(overrides)
     return values
@@ -209,3 +212,15 @@ def test_slots_are_unknown_while_the_filesystem_tools_are_not_installed(monkeypa
     assert cluster_node.filesystem_slots(commands, "/dev/vdb", "ocfs2") is None
     assert cluster_node.filesystem_slots(commands, "/dev/vdb", "gfs2") is None
     assert commands.ran == []
+
+
+def test_the_files_asked_for_are_read_as_sha256_and_mode(tmp_path):
+    kept = tmp_path / "cluster.conf"
+    kept.write_text("cluster:\n")
+    kept.chmod(0o640)
+    missing = tmp_path / "missing"
+    read = node_report(FakeCommands(), params(files=[str(kept), str(missing)]))["files"]
+    assert read == {
+        str(kept): {"sha256": hashlib.sha256(b"cluster:\n").hexdigest(), "mode": "0640"},
+        str(missing): None,
+    }

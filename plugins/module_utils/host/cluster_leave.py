@@ -1,0 +1,222 @@
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A node leaves the cluster filesystem in one module run: every mount of the shared disk
+unmounted, its fstab entries dropped, systemd told, the cluster stack stopped and disabled,
+its configuration set aside. Each step runs only once the one before it held: a mount that
+stays stops everything after it, and the run fails naming it."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    STACK_SERVICES,
+    find_disk,
+    service_states,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
+    device_mounts,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+
+# Set aside as .left when a member leaves. OCFS2's /etc/default/o2cb is o2cb's boot switch: without
+# it (O2CB_ENABLED unset) Debian's o2cb script does nothing at boot, and the ocfs2 mounter has no
+# fstab entry left; its SysV units stay enabled, since enabling or disabling one runs update-rc.d
+# (about 10 s a unit on an emulated guest), and a node that joins again needs them enabled.
+STACK_FILES = {
+    "ocfs2": ["/etc/ocfs2/cluster.conf", "/etc/default/o2cb"],
+    "gfs2": ["/etc/corosync/corosync.conf"],
+}
+FSTAB = "/etc/fstab"
+# The units stop in this order: the fstab mounter before o2cb, dlm before corosync.
+STOP_ORDER = {"ocfs2": ["ocfs2", "o2cb"], "gfs2": ["dlm", "corosync"]}
+# corosync and dlm are native systemd units: disabled in a moment.
+DISABLED = {"ocfs2": [], "gfs2": ["dlm", "corosync"]}
+
+
+def fstab_lines_to_drop(text, mount_point, sources):
+    """The lines of fstab TEXT that mount on MOUNT_POINT or mount one of SOURCES."""
+    patterns = [re.compile(r"^\S+\s+%s\s" % re.escape(mount_point))] + [
+        re.compile(r"^%s\s" % re.escape(source)) for source in sources if source
+    ]
+    return [line for line in text.splitlines() if any(p.match(line) for p in patterns)]
+
+
+class ClusterLeaveChange(Change):
+    """clustered_fs_leave: no mount of the shared disk here, and (a member) no stack."""
+
+    def __init__(
+        self,
+        run_command,
+        *,
+        volume_id,
+        device,
+        filesystem,
+        cluster_name,
+        mount_point,
+        member,
+        fstab=FSTAB,
+        stack_files=None,
+    ):
+        self.run_command = run_command
+        self.volume_id = volume_id
+        self.device = device
+        self.filesystem = filesystem
+        self.cluster_name = cluster_name
+        self.mount_point = mount_point
+        self.member = member
+        self.fstab = fstab
+        self.stack_files = stack_files or STACK_FILES[filesystem]
+        self.seconds = {}
+
+    def read(self):
+        disk = find_disk(self.volume_id, self.device)
+        mounts, users = device_mounts(disk["path"]) if disk["is_block_device"] else ([], [])
+        try:
+            with open(self.fstab) as handle:
+                fstab = handle.read()
+        except FileNotFoundError:
+            fstab = ""
+        return dict(
+            disk=disk,
+            mounts=mounts,
+            users=users,
+            fstab=fstab,
+            services=service_states(self.run_command, STACK_SERVICES[self.filesystem])
+            if self.member
+            else {},
+            files_kept=[path for path in self.stack_files if os.path.exists(path)],
+        )
+
+    def plan(self, current):
+        if current["users"]:
+            raise ModuleFailure(
+                "%s is mounted here at %s and in use by %s; nothing was unmounted. Stop what "
+                "uses it (fuser -vm %s lists it), then run again"
+                % (
+                    current["disk"]["path"],
+                    ", ".join(m["target"] for m in current["mounts"]),
+                    ", ".join(current["users"]),
+                    current["mounts"][0]["target"],
+                )
+            )
+        targets = [mount["target"] for mount in reversed(current["mounts"])]
+        sources = [current["disk"]["path"]] + [m["source"] for m in current["mounts"]]
+        dropped = fstab_lines_to_drop(current["fstab"], self.mount_point, sources)
+        to_stop = [
+            unit
+            for unit in STOP_ORDER[self.filesystem]
+            if current["services"].get(unit, {}).get("active")
+        ]
+        to_disable = [
+            unit
+            for unit in DISABLED[self.filesystem]
+            if current["services"].get(unit, {}).get("enabled")
+        ]
+        set_aside = current["files_kept"] if self.member else []
+        steps = []
+        if targets:
+            steps.append(
+                self.timed("unmount", "unmount %s" % ", ".join(targets), self.unmount, targets)
+            )
+        if dropped:
+            steps.append(
+                self.timed("fstab", "drop %d fstab lines" % len(dropped), self.drop_lines, dropped)
+            )
+        if to_stop or to_disable:
+            steps.append(
+                self.timed(
+                    "stack",
+                    "stop %s; disable %s"
+                    % (", ".join(to_stop) or "none", ", ".join(to_disable) or "none"),
+                    self.stop_stack,
+                    to_stop,
+                    to_disable,
+                )
+            )
+        if set_aside:
+            steps.append(
+                self.timed(
+                    "set_aside", "set aside " + ", ".join(set_aside), self.set_aside, set_aside
+                )
+            )
+        kept = [line for line in current["fstab"].splitlines() if line not in dropped]
+        return Plan(
+            {"fstab": current["fstab"]},
+            {"fstab": "\n".join(kept) + ("\n" if kept else "")},
+            steps,
+            result=dict(
+                unmounted=targets,
+                fstab_dropped=dropped,
+                stopped=to_stop,
+                disabled=to_disable,
+                set_aside=[path + ".left" for path in set_aside],
+                seconds={},
+            ),
+            header=self.fstab,
+        )
+
+    def timed(self, key, says, work, *args):
+        """A step that records its seconds (the result's `seconds`: where a leave's time goes)."""
+
+        def do():
+            started = time.monotonic()
+            work(*args)
+            self.seconds[key] = round(time.monotonic() - started, 2)
+            return dict(seconds=dict(self.seconds))
+
+        return Step(says, do)
+
+    def unmount(self, targets):
+        for target in targets:
+            rc, unused, err = self.run_command(["umount", target])
+            if rc != 0:
+                raise ModuleFailure(
+                    "%s stays mounted (%s); nothing after it was done: the fstab entries, the "
+                    "stack and the volume are as they were. Stop what uses it, then run again"
+                    % (target, err.strip() or "umount exit %d" % rc)
+                )
+        left = device_mounts(find_disk(self.volume_id, self.device)["path"], with_users=False)[0]
+        if left:
+            raise ModuleFailure(
+                "the shared disk is still mounted at %s after the unmount; nothing after it was "
+                "done" % ", ".join(m["target"] for m in left)
+            )
+
+    def drop_lines(self, dropped):
+        with open(self.fstab) as handle:
+            lines = handle.read().splitlines(keepends=True)
+        kept = [line for line in lines if line.rstrip("\n") not in dropped]
+        temporary = self.fstab + ".multiattach"
+        with open(temporary, "w") as handle:
+            handle.writelines(kept)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, os.stat(self.fstab).st_mode & 0o7777)
+        os.rename(temporary, self.fstab)
+        # Else systemd keeps the old mount units and their dependencies until the next boot.
+        if os.path.isdir("/run/systemd/system"):
+            self.checked(["systemctl", "daemon-reload"])
+
+    def stop_stack(self, to_stop, to_disable):
+        for unit in to_stop:
+            self.checked(["systemctl", "stop", unit])
+        if to_disable:
+            self.checked(["systemctl", "disable", "--quiet"] + to_disable)
+
+    @staticmethod
+    def set_aside(paths):
+        # A node that joins again later gets a new record; a stale one would claim its old ID.
+        for path in paths:
+            os.replace(path, path + ".left")
+
+    def checked(self, argv):
+        rc, unused, err = self.run_command(argv)
+        if rc != 0:
+            raise ModuleFailure(
+                "%s failed (exit %d): %s" % (" ".join(argv), rc, err.strip() or "no message")
+            )

@@ -1,0 +1,132 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: clustered_fs_leave
+short_description: Take this node out of the cluster filesystem - unmount, drop fstab, stop the stack
+version_added: 0.2.0
+description:
+  - Runs on the node that leaves (the R(multiattach.cloud.clustered_fs,role) role's C(leave.yml),
+    which the C(remove_node) playbook runs). In this order, each step only once the one before it
+    held - every mount of the shared disk is unmounted (found by the device's number, wherever it is
+    mounted, the last mounted first); the C(/etc/fstab) lines that mount O(mount_point) or the disk
+    are dropped and systemd reads fstab again; with O(member), the cluster stack is stopped (C(ocfs2)
+    then C(o2cb), or C(dlm) then C(corosync)), GFS2's units are disabled, and the stack's
+    configuration is set aside as C(.left), so that a node that joins again later gets a new node
+    ID. For OCFS2 that includes C(/etc/default/o2cb), o2cb's boot switch - without it Debian's o2cb
+    script starts nothing at boot - while its SysV units stay enabled (enabling or disabling one
+    runs C(update-rc.d), about 10 s a unit on an emulated guest, and a node that joins again needs
+    them enabled).
+  - Refuses, before any step, while processes hold the filesystem, naming them. A mount that stays
+    after C(umount) fails the run naming it, with nothing after it done (fstab, stack and the
+    volume as they were). Only after this module succeeded may the volume be detached.
+  - One module run for the whole leave; on an emulated guest each run costs seconds.
+author:
+  - multiattach.cloud developers (@multiattach)
+seealso:
+  - {module: "multiattach.cloud.clustered_fs_info", description: "the node's mounts and the processes that hold them, read first"}
+  - {name: "umount(8)", link: "https://man7.org/linux/man-pages/man8/umount.8.html", description: "what unmounting needs"}
+extends_documentation_fragment:
+  - multiattach.cloud.cluster_node
+options:
+  mount_point:
+    description: Where the role mounts the filesystem; its fstab line goes, whatever device it names.
+    type: path
+    required: true
+  member:
+    description:
+      - Whether this node is a member of the cluster (in its group, or recorded in the stack's
+        configuration). A node that is not only has its mounts and fstab lines of the disk taken
+        away; its cluster stack, if any, serves something else.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    support: full
+    details: Reads the node and reports what would be unmounted, dropped, stopped and set aside; refuses as it would; changes nothing.
+  diff_mode:
+    support: full
+    details: Shows C(/etc/fstab) before and after.
+"""
+
+EXAMPLES = r"""
+- name: Leave the cluster filesystem
+  multiattach.cloud.clustered_fs_leave:
+    volume_id: 5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11
+    filesystem: ocfs2
+    mount_point: /srv/shared
+"""
+
+RETURN = r"""
+unmounted:
+  description: The mount points unmounted (or that would be), in that order.
+  returned: always
+  type: list
+  elements: str
+  sample: [/mnt/elsewhere, /srv/shared]
+fstab_dropped:
+  description: The fstab lines dropped.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9 /srv/shared ocfs2 _netdev,noatime 0 0"]
+stopped:
+  description: The stack's units stopped, in that order.
+  returned: always
+  type: list
+  elements: str
+  sample: [ocfs2, o2cb]
+disabled:
+  description: The stack's units disabled (GFS2's C(dlm) and C(corosync)).
+  returned: always
+  type: list
+  elements: str
+  sample: [dlm, corosync]
+set_aside:
+  description: Where the stack's configuration files now are; empty when none was set aside.
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/ocfs2/cluster.conf.left, /etc/default/o2cb.left]
+seconds:
+  description: How long each step took (C(unmount), C(fstab), C(stack), C(set_aside)); empty in check mode.
+  returned: always
+  type: dict
+  sample: {"unmount": 4.1, "fstab": 0.6, "stack": 6.2, "set_aside": 0.0}
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_leave import (
+    ClusterLeaveChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    DISK_ARGUMENT_SPEC,
+    DISK_MODULE_KWARGS,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
+
+
+class ClusteredFsLeaveModule(CollectionModule):
+    argument_spec = dict(
+        DISK_ARGUMENT_SPEC,
+        mount_point=dict(type="path", required=True),
+        member=dict(type="bool", default=True),
+    )
+    module_kwargs = DISK_MODULE_KWARGS
+    job = ClusterLeaveChange
+
+    def describe(self, error):
+        if isinstance(error, OSError):
+            return "cannot change %s: %s" % (error.filename or "a file", error.strerror or error)
+        return None
+
+
+def main():
+    ClusteredFsLeaveModule()()
+
+
+if __name__ == "__main__":
+    main()

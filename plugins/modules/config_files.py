@@ -1,0 +1,123 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multiattach.cloud developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: config_files
+short_description: Write several whole files on a host in one run, each only where it differs
+version_added: 0.2.0
+description:
+  - Makes each file of O(files) hold its content with its mode. A file whose content and mode
+    are already as wanted is not touched; one whose content differs is written whole (under a
+    private name in its directory, synced, then renamed into place, so never half-written and never
+    with a wider mode than asked); one whose mode alone differs is given its mode.
+  - One module run for all the files a role keeps (a cluster stack's configuration), where
+    M(ansible.builtin.copy) costs a run, a status read and a transfer per file. On an emulated
+    guest each run costs seconds.
+  - Files only; not owners, not SELinux contexts. A file with secrets in it needs C(no_log) on
+    the task (the diff holds the content).
+author:
+  - multiattach.cloud developers (@multiattach)
+options:
+  files:
+    description: The files.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      path:
+        description: Absolute path of the file; each path once.
+        type: path
+        required: true
+      content:
+        description: What the file holds, the whole of it.
+        type: str
+        required: true
+      mode:
+        description: Its mode, in octal as a string (V('0644')).
+        type: str
+        required: true
+      directory_mode:
+        description:
+          - Mode of the file's directory when it is missing and must be made (its parents too).
+            Without it, a missing directory fails the run, naming it.
+        type: str
+seealso:
+  - {module: "multiattach.cloud.clustered_fs_info", description: "reads the files' sha256 and mode, so that nothing runs where they are as wanted"}
+  - {module: "ansible.builtin.copy", description: "one file a run, with owners, backups and validation"}
+  - {name: "rename(2)", link: "https://man7.org/linux/man-pages/man2/rename.2.html", description: "why a file renamed into place is never seen half-written"}
+extends_documentation_fragment:
+  - multiattach.cloud.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reports the files that would be written, and writes nothing.
+  diff_mode:
+    support: full
+    details: One diff per file written, named by its path (a mode change shows the modes).
+  platform:
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Write the cluster stack's configuration where it differs
+  multiattach.cloud.config_files:
+    files:
+      - path: /etc/default/o2cb
+        content: |
+          O2CB_ENABLED=true
+          O2CB_BOOTCLUSTER=shared
+        mode: "0644"
+      - path: /etc/dlm/dlm.conf
+        content: "enable_fencing=1\n"
+        mode: "0644"
+        directory_mode: "0755"
+  register: written
+"""
+
+RETURN = r"""
+written:
+  description: The paths written (or given their mode), in the order of O(files); in check mode, those that would be.
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/default/o2cb]
+"""
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import (
+    ConfigFilesChange,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
+
+
+class ConfigFilesModule(CollectionModule):
+    argument_spec = dict(
+        files=dict(
+            type="list",
+            elements="dict",
+            required=True,
+            options=dict(
+                path=dict(type="path", required=True),
+                content=dict(type="str", required=True),
+                mode=dict(type="str", required=True),
+                directory_mode=dict(type="str"),
+            ),
+        ),
+    )
+    job = ConfigFilesChange
+
+    def describe(self, error):
+        if isinstance(error, OSError):
+            return "cannot write %s: %s" % (error.filename or "a file", error.strerror or error)
+        return None
+
+
+def main():
+    ConfigFilesModule()()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""clustered_fs_leave's plan: what it drops from fstab, what it stops, what it refuses (no node)."""
+
+import pytest
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_leave
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+
+FSTAB = """# static
+UUID=abc / ext4 defaults 0 1
+/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9 /srv/shared ocfs2 _netdev,noatime 0 0
+/dev/vdb /mnt/elsewhere ocfs2 defaults 0 0
+/dev/vdc /srv/shared-not ext4 defaults 0 0
+"""
+
+
+def test_only_the_lines_of_the_mount_point_or_the_disk_are_dropped():
+    dropped = cluster_leave.fstab_lines_to_drop(
+        FSTAB, "/srv/shared", ["/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9", "/dev/vdb"]
+    )
+    assert dropped == FSTAB.splitlines()[2:4]
+
+
+def change(tmp_path, member=True):
+    fstab = tmp_path / "fstab"
+    fstab.write_text(FSTAB)
+    return cluster_leave.ClusterLeaveChange(
+        None,
+        volume_id=None,
+        device="/dev/vdb",
+        filesystem="ocfs2",
+        cluster_name="lab",
+        mount_point="/srv/shared",
+        member=member,
+        fstab=str(fstab),
+        stack_files=[str(tmp_path / "cluster.conf"), str(tmp_path / "o2cb")],
+    )
+
+
+def state(mounts=(), users=(), services=None, kept=("cluster.conf",)):
+    return dict(
+        disk={"path": "/dev/vdb", "exists": True, "is_block_device": True},
+        mounts=[{"target": t, "source": "/dev/vdb", "fstype": "ocfs2"} for t in mounts],
+        users=list(users),
+        fstab=FSTAB,
+        services=services or {},
+        files_kept=list(kept),
+    )
+
+
+def test_a_held_filesystem_is_refused_naming_the_processes_before_any_step(tmp_path):
+    with pytest.raises(ModuleFailure, match=r"in use by 42 \(sleep\); nothing was unmounted"):
+        change(tmp_path).plan(state(["/srv/shared"], users=["42 (sleep)"]))
+
+
+def test_a_member_unmounts_the_last_mount_first_then_stops_what_runs_and_sets_aside(tmp_path):
+    services = {
+        "ocfs2": {"active": True, "enabled": True},
+        "o2cb": {"active": True, "enabled": False},
+    }
+    plan = change(tmp_path).plan(state(["/srv/shared", "/mnt/elsewhere"], services=services))
+    assert plan.says() == [
+        "unmount /mnt/elsewhere, /srv/shared",
+        "drop 2 fstab lines",
+        "stop ocfs2, o2cb; disable none",
+        "set aside cluster.conf",
+    ]
+    assert "/srv/shared ocfs2" not in plan.after["fstab"] and "UUID=abc" in plan.after["fstab"]
+
+
+def test_a_node_outside_the_cluster_keeps_its_stack_and_its_configuration(tmp_path):
+    plan = change(tmp_path, member=False).plan(state(["/srv/shared"]))
+    assert plan.says() == ["unmount /srv/shared", "drop 2 fstab lines"]
+    assert plan.result["set_aside"] == []
+
+
+def test_a_node_that_left_already_has_nothing_to_do(tmp_path):
+    left = state(kept=())
+    left["fstab"] = "UUID=abc / ext4 defaults 0 1\n"
+    assert change(tmp_path).plan(left).steps == []
+
+
+class FakeSystemctl:
+    """Answers systemctl as a node whose o2cb and ocfs2 run and start at boot."""
+
+    def __init__(self):
+        self.ran = []
+
+    def __call__(self, argv):
+        self.ran.append(argv)
+        if argv[:2] == ["systemctl", "show"]:
+            return (
+                0,
+                "Id=o2cb.service\nActiveState=active\n\nId=ocfs2.service\nActiveState=active\n",
+                "",
+            )
+        if argv[:2] == ["systemctl", "is-enabled"]:
+            return 0, "enabled\n", ""
+        return 0, "", ""
+
+
+def test_the_steps_run_in_order_and_leave_the_files_as_planned(tmp_path):
+    systemctl = FakeSystemctl()
+    leave = change(tmp_path)
+    leave.run_command = systemctl
+    leave.device = str(tmp_path / "no-disk")
+    (tmp_path / "cluster.conf").write_text("cluster:\n")
+    (tmp_path / "o2cb").write_text("O2CB_ENABLED=true\n")
+
+    done = leave.run(check_mode=False)
+
+    assert done["changed"] and done["stopped"] == ["ocfs2", "o2cb"]
+    # OCFS2's SysV units stay enabled: o2cb's boot switch is set aside instead.
+    assert [argv for argv in systemctl.ran if argv[1] in ("stop", "disable")] == [
+        ["systemctl", "stop", "ocfs2"],
+        ["systemctl", "stop", "o2cb"],
+    ]
+    assert "/srv/shared " not in (tmp_path / "fstab").read_text()
+    assert "/mnt/elsewhere" in (tmp_path / "fstab").read_text(), "another device's line stays"
+    assert (tmp_path / "cluster.conf.left").exists() and not (tmp_path / "cluster.conf").exists()
+    assert (tmp_path / "o2cb.left").exists() and not (tmp_path / "o2cb").exists()
+    assert set(done["seconds"]) == {"fstab", "stack", "set_aside"}
+
+
+def test_gfs2_units_are_stopped_and_disabled(tmp_path):
+    leave = change(tmp_path)
+    leave.filesystem = "gfs2"
+    services = {u: {"active": True, "enabled": True} for u in ("corosync", "dlm")}
+    plan = leave.plan(state(services=services))
+    assert "stop dlm, corosync; disable dlm, corosync" in plan.says()

@@ -1,0 +1,111 @@
+"""shared_volumes with a fake cloud: every entry is planned before the first write, so one
+wrong entry makes no volume at all; check mode makes none; names are checked first."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.shared_volumes import (
+    SharedVolumesChange,
+)
+
+MULTIATTACH = SimpleNamespace(id="t1", name="ma", extra_specs={"multiattach": "<is> True"})
+PLAIN = SimpleNamespace(id="t2", name="plain", extra_specs={})
+SERVERS = [SimpleNamespace(id="s%d" % n, name="node-%d" % n) for n in range(3)]
+
+
+class FakeStorage:
+    """Reads answer from the volumes given; every write is recorded (and refused: these
+    tests must fail before any write)."""
+
+    def __init__(self, volumes=()):
+        self.existing = {volume.name: volume for volume in volumes}
+        self.writes = []
+
+    def volumes(self, name=None, **unused):
+        return [v for v in self.existing.values() if name in (None, v.name)]
+
+    def find_volume(self, name_or_id, **unused):
+        return next((v for v in self.existing.values() if name_or_id in (v.id, v.name)), None)
+
+    def types(self, **unused):
+        return [MULTIATTACH, PLAIN]
+
+    def get_type_encryption(self, unused):
+        return None
+
+    def __getattr__(self, name):
+        def write(*args, **kwargs):
+            self.writes.append(name)
+            raise AssertionError("%s was called" % name)
+
+        return write
+
+
+def cloud(volumes=()):
+    return SimpleNamespace(
+        block_storage=FakeStorage(volumes),
+        compute=SimpleNamespace(servers=lambda **unused: list(SERVERS)),
+    )
+
+
+def entry(name, servers, **fields):
+    values = dict(name=name, size=1, volume_type="ma", servers=servers, exclusive=False)
+    values.update(fields)
+    return values
+
+
+def change(conn, volumes):
+    return SharedVolumesChange(conn, volumes=volumes, wait=True, timeout=60, abandoned_after=300)
+
+
+def test_one_unknown_server_fails_every_volume_before_any_write():
+    conn = cloud()
+    volumes = [entry("a", ["node-0", "node-1"]), entry("b", ["node-9"])]
+    with pytest.raises(ModuleFailure, match=r"nothing was changed: volume b: no server .*node-9"):
+        change(conn, volumes).run(check_mode=False)
+    assert conn.block_storage.writes == []
+
+
+def test_a_wrong_type_or_missing_size_names_each_entry_and_writes_nothing():
+    conn = cloud()
+    volumes = [
+        entry("a", ["node-0"], volume_type="plain"),
+        entry("b", ["node-1"], size=None),
+        entry("c", ["node-2"]),
+    ]
+    with pytest.raises(ModuleFailure) as failure:
+        change(conn, volumes).run(check_mode=False)
+    assert "volume a: volume type 'plain' has no extra spec" in failure.value.msg
+    assert "volume b: volume 'b' does not exist, and creating it needs size" in failure.value.msg
+    assert "volume c" not in failure.value.msg
+    assert conn.block_storage.writes == []
+
+
+@pytest.mark.parametrize(
+    "volumes,expected",
+    [
+        ([], "volumes is empty"),
+        ([entry("", ["node-0"])], "entries 0 have no name"),
+        ([entry("a", ["node-0"]), entry("a", ["node-1"])], "lists a more than once"),
+    ],
+)
+def test_a_wrong_list_is_refused_where_it_is_built(volumes, expected):
+    with pytest.raises(ModuleFailure, match=expected):
+        change(cloud(), volumes)
+
+
+def test_check_mode_reports_the_volumes_to_make_and_their_servers_and_writes_nothing():
+    conn = cloud()
+    reported = change(conn, [entry("a", ["node-0", "s1"]), entry("b", ["node-2"])]).run(
+        check_mode=True
+    )
+    assert conn.block_storage.writes == []
+    assert reported["changed"] is True
+    first, second = reported["volumes"]
+    assert (first["name"], first["created"], first["volume"]["id"]) == ("a", True, None)
+    assert first["attached"] == ["s0", "s1"] and second["attached"] == ["s2"]
+    assert [s["action"] for s in first["servers"]] == ["attached", "attached"]
+    assert reported["diff"]["after"]["a"]["servers"] == ["node-0", "node-1"]
+    assert reported["diff"]["before"]["b"] == {"volume": None, "servers": []}
