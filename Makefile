@@ -265,6 +265,7 @@ integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## the modules,
 # The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
 MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_volume.py \
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
+	tests/integration/test_shared_volumes.py \
 	tests/integration/test_preflight.py tests/integration/test_volume_read_only.py
 integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed  ## the module tests with openstacksdk 4.14.0
 	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)
@@ -327,15 +328,23 @@ molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gf
 # It runs with the newest ansible-core (.venv-newest: molecule, ansible-playbook and the Python of
 # the tasks on localhost), or, on a machine without its Python, with .venv's, saying so.
 MOLECULE_FS ?= ocfs2
+# The runs whose slowest tasks and module runs per guest `make molecule` prints (the first play
+# of converge.yml, of add_node.yml and of remove_node.yml).
+REPORTED_RUNS := Find the shared volume the guests hold|Attach the shared volume to one more server|Find the server and the shared volume
 MOLECULE_VENV = $(if $(NEWEST_PYTHON),$(NEWEST_VENV),$(VENV))
 molecule: deps .stamps/apt-full $(if $(NEWEST_PYTHON),newest-deps)  ## two Nova guests (full profile) share one RBD volume with OCFS2 (MOLECULE_FS=gfs2 for GFS2), newest ansible-core
 	@$(if $(NEWEST_PYTHON),,tools/skipped-leg.sh "$@ with ansible-core $(NEWEST_ANSIBLE_CORE)" \
 		"$(NO_NEWEST_PYTHON); the VM scenario runs with .venv's ansible-core instead")
 	mkdir -p .cache/molecule
-	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full PATH=$(MOLECULE_VENV)/bin:$$PATH $(WITH_CLOUD) \
+	rm -f .cache/molecule/tasks-$(MOLECULE_FS).jsonl
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full PATH=$(MOLECULE_VENV)/bin:$$PATH \
+		ANSIBLE_CALLBACK_PLUGINS=$(ROOT)/tests/harness/callback_plugins \
+		TASK_SECONDS_FILE=$(ROOT)/.cache/molecule/tasks-$(MOLECULE_FS).jsonl $(WITH_CLOUD) \
 		$(VENV)/bin/python tools/molecule_phases.py \
 		--json .cache/molecule/phases-$(MOLECULE_FS).json -- \
 		$(MOLECULE_VENV)/bin/molecule test -s shared_disk
+	$(VENV)/bin/python tools/task_seconds_report.py .cache/molecule/tasks-$(MOLECULE_FS).jsonl --top 6 \
+		--runs "$(REPORTED_RUNS)"
 
 # The same on two libvirt guests given one raw file directly (libvirt_shareable_disk, no
 # cloud), by hand: it starts libvirt daemons of its own, so the local cloud must be down.
