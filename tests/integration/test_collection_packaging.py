@@ -114,6 +114,7 @@ OPENSTACK_MODULES = {
     "volume_info": "multiattach_only",
     "preflight": "fail_when_not_ready",
     "fencing_identity": "role",
+    "shared_volumes": "volumes",
 }
 HOST_MODULES = {
     "ini_settings": "settings",
@@ -122,6 +123,8 @@ HOST_MODULES = {
     "clustered_fs_info": "mount_point",
     "clustered_fs_mkfs": "slots",
     "dataset_mount": "make_filesystem",
+    "config_files": "files",
+    "clustered_fs_leave": "member",
 }
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 
