@@ -42,8 +42,9 @@ def summary(run, top):
             continue
         if task["host"] != "localhost" and short_action(task["action"]) not in CONTROLLER_ACTIONS:
             per_host[task["host"]] = per_host.get(task["host"], 0) + 1
-        slowest[task["task"]] = max(slowest.get(task["task"], 0), task["seconds"])
-    ranked = sorted(slowest.items(), key=lambda item: -item[1])[:top]
+        if task["seconds"] >= slowest.get(task["task"], (0, None))[0]:
+            slowest[task["task"]] = (task["seconds"], task.get("steps"))
+    ranked = sorted(slowest.items(), key=lambda item: -item[1][0])[:top]
     return {
         "run": run["plays"][0],
         "seconds": round(max(run["t"]) - min(run["t"]), 1),
@@ -71,8 +72,9 @@ def main():
             "## %s: %.1f s; module runs per guest: %s"
             % (shown["run"], shown["seconds"], runs or "none")
         )
-        for name, seconds in shown["slowest"]:
-            print("  %6.2f  %s" % (seconds, name))
+        for name, (seconds, steps) in shown["slowest"]:
+            inside = " (%s)" % ", ".join("%s %.1f" % s for s in steps.items()) if steps else ""
+            print("  %6.2f  %s%s" % (seconds, name, inside))
     return 0
 
 

@@ -14,13 +14,13 @@ description:
     which the C(remove_node) playbook runs). In this order, each step only once the one before it
     held - every mount of the shared disk is unmounted (found by the device's number, wherever it is
     mounted, the last mounted first); the C(/etc/fstab) lines that mount O(mount_point) or the disk
-    are dropped and systemd reads fstab again; with O(member), the cluster stack is stopped (C(ocfs2)
+    are dropped; with O(member), the cluster stack is stopped (C(ocfs2)
     then C(o2cb), or C(dlm) then C(corosync)), GFS2's units are disabled, and the stack's
     configuration is set aside as C(.left), so that a node that joins again later gets a new node
     ID. For OCFS2 that includes C(/etc/default/o2cb), o2cb's boot switch - without it Debian's o2cb
     script starts nothing at boot - while its SysV units stay enabled (enabling or disabling one
     runs C(update-rc.d), about 10 s a unit on an emulated guest, and a node that joins again needs
-    them enabled).
+    them enabled). systemd then reads fstab and the units again, once.
   - Refuses, before any step, while processes hold the filesystem, naming them. A mount that stays
     after C(umount) fails the run naming it, with nothing after it done (fstab, stack and the
     volume as they were). Only after this module succeeded may the volume be detached.
@@ -93,10 +93,10 @@ set_aside:
   elements: str
   sample: [/etc/ocfs2/cluster.conf.left, /etc/default/o2cb.left]
 seconds:
-  description: How long each step took (C(unmount), C(fstab), C(stack), C(set_aside)); empty in check mode.
+  description: How long each step took (C(unmount), C(fstab), C(stack), C(set_aside), C(reload)); empty in check mode.
   returned: always
   type: dict
-  sample: {"unmount": 4.1, "fstab": 0.6, "stack": 6.2, "set_aside": 0.0}
+  sample: {"unmount": 4.1, "fstab": 0.1, "stack": 6.2, "set_aside": 0.0, "reload": 2.5}
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_leave import (

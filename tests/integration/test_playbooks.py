@@ -192,6 +192,24 @@ def test_site_enables_then_provisions(admin_cloud, lab, inventory, shared):
     assert set(attached) == set(lab["names"][:2])
 
 
+def test_site_in_check_mode_on_a_fresh_cloud_stops_before_the_servers(
+    admin_cloud, inventory, shared
+):
+    checked = run_playbook_file(
+        PLAYBOOKS / "site.yml", inventory, dict(shared, clustered_fs_group="cluster"), check=True
+    )
+
+    assert not checked.failures, checked.failure_message
+    assert (
+        admin_cloud.block_storage.find_volume(shared["shared_volume_name"], ignore_missing=True)
+        is None
+    )
+    said = checked.result("Say why check mode stops before the servers")
+    assert "would be created and attached first" in said["msg"]
+    on_the_servers = {r["_task"] for r in checked.results if r["_host"] in ("node-a", "node-b")}
+    assert on_the_servers <= {"Say why check mode stops before the servers"}, on_the_servers
+
+
 @pytest.mark.parametrize(
     "playbook,extra_vars,expected",
     [

@@ -144,6 +144,8 @@ class ClusterLeaveChange(Change):
                     "set_aside", "set aside " + ", ".join(set_aside), self.set_aside, set_aside
                 )
             )
+        if dropped or to_disable:
+            steps.append(self.timed("reload", "systemctl daemon-reload", self.reload_systemd))
         kept = [line for line in current["fstab"].splitlines() if line not in dropped]
         return Plan(
             {"fstab": current["fstab"]},
@@ -198,15 +200,20 @@ class ClusterLeaveChange(Change):
             os.fsync(handle.fileno())
         os.chmod(temporary, os.stat(self.fstab).st_mode & 0o7777)
         os.rename(temporary, self.fstab)
-        # Else systemd keeps the old mount units and their dependencies until the next boot.
-        if os.path.isdir("/run/systemd/system"):
-            self.checked(["systemctl", "daemon-reload"])
 
     def stop_stack(self, to_stop, to_disable):
-        for unit in to_stop:
-            self.checked(["systemctl", "stop", unit])
+        # One transaction: systemd stops the units in the reverse of their start order.
+        if to_stop:
+            self.checked(["systemctl", "stop"] + to_stop)
         if to_disable:
-            self.checked(["systemctl", "disable", "--quiet"] + to_disable)
+            self.checked(["systemctl", "disable", "--quiet", "--no-reload"] + to_disable)
+
+    def reload_systemd(self):
+        # Else systemd keeps the old mount units and their dependencies until the next boot;
+        # one reload for the fstab and the units (each costs seconds on an emulated guest).
+        # A host not booted with systemd (a container) has no units to make again.
+        if os.path.isdir("/run/systemd/system"):
+            self.checked(["systemctl", "daemon-reload"])
 
     @staticmethod
     def set_aside(paths):

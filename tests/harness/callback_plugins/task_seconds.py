@@ -17,7 +17,8 @@ type: notification
 short_description: Append each task's seconds per host as JSON lines (this collection's tests)
 description:
   - With E(TASK_SECONDS_FILE) set, appends one JSON line per play start and per task result
-    (task, host, action, status, seconds since the task started); nothing otherwise. Nested
+    (task, host, action, status, seconds since the task started, and the module's own step
+    seconds where it returns them); nothing otherwise. Nested
     ansible-playbook runs append to the same file.
 """
 
@@ -48,16 +49,19 @@ class CallbackModule(CallbackBase):
         self.started = time.time()
 
     def done(self, result, status):
-        self.emit(
-            {
-                "task": result._task.get_name(),
-                "action": result._task.action,
-                "host": result._host.get_name(),
-                "status": status,
-                "seconds": round(time.time() - self.started, 2),
-                "pid": os.getpid(),
-            }
-        )
+        record = {
+            "task": result._task.get_name(),
+            "action": result._task.action,
+            "host": result._host.get_name(),
+            "status": status,
+            "seconds": round(time.time() - self.started, 2),
+            "pid": os.getpid(),
+        }
+        # A module that times its own steps (clustered_fs_leave) says where its run went.
+        steps = result._result.get("seconds")
+        if isinstance(steps, dict):
+            record["steps"] = steps
+        self.emit(record)
 
     def v2_runner_on_ok(self, result):
         self.done(result, "changed" if result._result.get("changed") else "ok")

@@ -63,13 +63,14 @@ def test_a_member_unmounts_the_last_mount_first_then_stops_what_runs_and_sets_as
         "drop 2 fstab lines",
         "stop ocfs2, o2cb; disable none",
         "set aside cluster.conf",
+        "systemctl daemon-reload",
     ]
     assert "/srv/shared ocfs2" not in plan.after["fstab"] and "UUID=abc" in plan.after["fstab"]
 
 
 def test_a_node_outside_the_cluster_keeps_its_stack_and_its_configuration(tmp_path):
     plan = change(tmp_path, member=False).plan(state(["/srv/shared"]))
-    assert plan.says() == ["unmount /srv/shared", "drop 2 fstab lines"]
+    assert plan.says() == ["unmount /srv/shared", "drop 2 fstab lines", "systemctl daemon-reload"]
     assert plan.result["set_aside"] == []
 
 
@@ -111,14 +112,13 @@ def test_the_steps_run_in_order_and_leave_the_files_as_planned(tmp_path):
     assert done["changed"] and done["stopped"] == ["ocfs2", "o2cb"]
     # OCFS2's SysV units stay enabled: o2cb's boot switch is set aside instead.
     assert [argv for argv in systemctl.ran if argv[1] in ("stop", "disable")] == [
-        ["systemctl", "stop", "ocfs2"],
-        ["systemctl", "stop", "o2cb"],
+        ["systemctl", "stop", "ocfs2", "o2cb"],
     ]
     assert "/srv/shared " not in (tmp_path / "fstab").read_text()
     assert "/mnt/elsewhere" in (tmp_path / "fstab").read_text(), "another device's line stays"
     assert (tmp_path / "cluster.conf.left").exists() and not (tmp_path / "cluster.conf").exists()
     assert (tmp_path / "o2cb.left").exists() and not (tmp_path / "o2cb").exists()
-    assert set(done["seconds"]) == {"fstab", "stack", "set_aside"}
+    assert set(done["seconds"]) == {"fstab", "stack", "set_aside", "reload"}
 
 
 def test_gfs2_units_are_stopped_and_disabled(tmp_path):
