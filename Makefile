@@ -265,7 +265,6 @@ integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## the modules,
 # The module tests again, with the oldest openstacksdk the collection declares (4.14.0).
 MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_volume.py \
 	tests/integration/test_attachments.py tests/integration/test_volume_info.py \
-	tests/integration/test_shared_volumes.py \
 	tests/integration/test_preflight.py tests/integration/test_volume_read_only.py
 integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed  ## the module tests with openstacksdk 4.14.0
 	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)

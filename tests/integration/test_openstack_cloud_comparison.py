@@ -11,7 +11,7 @@ import pytest
 from harness.ansible_runner import OPENSTACK_CLOUD_COLLECTIONS, ROOT, run_module, run_playbook
 
 OPENSTACK_CLOUD_VERSION = "2.6.0"
-TASK_TIMEOUT = 40
+TASK_TIMEOUT = 20
 SDK_VENVS = {"newest openstacksdk": ROOT / ".venv", "openstacksdk 4.14.0": ROOT / ".venv-oscloud"}
 
 
