@@ -18,6 +18,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_nod
     find_disk,
     service_states,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
     device_mounts,
 )
@@ -121,7 +122,13 @@ class ClusterLeaveChange(Change):
         steps = []
         if targets:
             steps.append(
-                self.timed("unmount", "unmount %s" % ", ".join(targets), self.unmount, targets)
+                self.timed(
+                    "unmount",
+                    "unmount %s" % ", ".join(targets),
+                    self.unmount,
+                    targets,
+                    current["disk"]["path"],
+                )
             )
         if dropped:
             steps.append(
@@ -173,7 +180,7 @@ class ClusterLeaveChange(Change):
 
         return Step(says, do)
 
-    def unmount(self, targets):
+    def unmount(self, targets, disk):
         for target in targets:
             rc, unused, err = self.run_command(["umount", target])
             if rc != 0:
@@ -182,7 +189,7 @@ class ClusterLeaveChange(Change):
                     "stack and the volume are as they were. Stop what uses it, then run again"
                     % (target, err.strip() or "umount exit %d" % rc)
                 )
-        left = device_mounts(find_disk(self.volume_id, self.device)["path"], with_users=False)[0]
+        left = device_mounts(disk, with_users=False)[0]
         if left:
             raise ModuleFailure(
                 "the shared disk is still mounted at %s after the unmount; nothing after it was "
@@ -193,13 +200,8 @@ class ClusterLeaveChange(Change):
         with open(self.fstab) as handle:
             lines = handle.read().splitlines(keepends=True)
         kept = [line for line in lines if line.rstrip("\n") not in dropped]
-        temporary = self.fstab + ".multiattach"
-        with open(temporary, "w") as handle:
-            handle.writelines(kept)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, os.stat(self.fstab).st_mode & 0o7777)
-        os.rename(temporary, self.fstab)
+        mode = "%04o" % (os.stat(self.fstab).st_mode & 0o7777)
+        write_file(self.fstab, "".join(kept), mode, directory_mode=None)
 
     def stop_stack(self, to_stop, to_disable):
         # One transaction: systemd stops the units in the reverse of their start order.

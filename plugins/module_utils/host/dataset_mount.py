@@ -22,6 +22,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_nod
     probe_signatures,
     signature_type,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
     device_number,
 )
@@ -81,11 +82,7 @@ def write_fstab(entry, mount_point, fstab=None):
     ]
     if entry is not None:
         lines.append(entry)
-    scratch = fstab + ".multiattach-new"
-    with open(scratch, "w") as handle:
-        handle.write("\n".join(lines) + "\n")
-    os.chmod(scratch, 0o644)
-    os.rename(scratch, fstab)
+    write_file(fstab, "\n".join(lines) + "\n", "0644", directory_mode=None)
 
 
 class DatasetMountChange(Change):

@@ -11,6 +11,7 @@ is planned (type, size, status) first; a typo in one entry makes no volume at al
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import traceback
 
@@ -30,6 +31,10 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume
 
 # A thread per volume up to this many; more volumes wait for a free thread.
 MAX_THREADS = 10
+
+# One volume's changes and their plans; `held` and `held_plan` are None for a volume still to
+# be made (its attachments are planned once it exists).
+Planned = collections.namedtuple("Planned", "change plan held held_plan")
 
 
 def check_entries(volumes):
@@ -124,19 +129,18 @@ class SharedVolumesChange(Change):
         return planned
 
     def plan_volume(self, entry):
-        """(volume change, its plan, attachments change and plan or None for a new volume)."""
         change = self.volume_change(entry)
         current = change.read()
         plan = change.plan(current)
         if current is None:
-            return change, plan, None, None
+            return Planned(change, plan, None, None)
         held = self.attachments_change(entry, current.id)
-        return change, plan, held, held.plan(held.read())
+        return Planned(change, plan, held, held.plan(held.read()))
 
     def plan(self, current):
         before, after, result = {}, {}, []
         for entry in self.entries:
-            volume_plan, held_plan = current[entry["name"]][1], current[entry["name"]][3]
+            volume_plan, held_plan = current[entry["name"]].plan, current[entry["name"]].held_plan
             planned = dict(name=entry["name"], created=volume_plan.before is None)
             if held_plan is None:
                 wanted = sorted(set(self.index.resolve(entry["servers"]).values()))
