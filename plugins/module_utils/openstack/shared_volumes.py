@@ -83,6 +83,7 @@ class SharedVolumesChange(Change):
         self.timeout = timeout
         self.abandoned_after = abandoned_after
         self.index = None
+        self.types = {}
 
     def volume_change(self, entry):
         return VolumeChange(
@@ -100,6 +101,7 @@ class SharedVolumesChange(Change):
             # Servers attach to an available volume only.
             wait=True,
             timeout=self.timeout,
+            checked_type=self.types.get(entry["volume_type"]),
         )
 
     def attachments_change(self, entry, volume_id):
@@ -123,7 +125,20 @@ class SharedVolumesChange(Change):
                 self.index.resolve(entry["servers"])
             except ModuleFailure as failure:
                 problems.append("volume %s: %s" % (entry["name"], failure.msg))
-        planned = self.at_once(self.plan_volume, problems)
+        # Each type once, not once a volume (most lists share one type).
+        for type_name in sorted({entry["volume_type"] for entry in self.entries}):
+            try:
+                self.types[type_name] = self.volume_change(
+                    {"name": None, "size": None, "volume_type": type_name}
+                ).multiattach_type()
+            except ModuleFailure as failure:
+                problems += [
+                    "volume %s: %s" % (entry["name"], failure.msg)
+                    for entry in self.entries
+                    if entry["volume_type"] == type_name
+                ]
+        typed = [entry for entry in self.entries if entry["volume_type"] in self.types]
+        planned = self.at_once(self.plan_volume, problems, typed)
         if problems:
             raise ModuleFailure("nothing was changed: %s" % "; ".join(problems))
         return planned
@@ -222,14 +237,18 @@ class SharedVolumesChange(Change):
             result["warnings"] = ["volume %s: %s" % (entry["name"], w) for w in warnings]
         return result
 
-    def at_once(self, work, problems=None):
-        """{name: WORK(entry)} for every entry, in threads. A failure goes to PROBLEMS when
-        given (planning: all are named, nothing is written), else into the entry's result."""
+    def at_once(self, work, problems=None, entries=None):
+        """{name: WORK(entry)} for every entry (or those of ENTRIES), in threads. A failure
+        goes to PROBLEMS when given (planning: all are named, nothing is written), else into
+        the entry's result."""
+        entries = self.entries if entries is None else entries
         results = {}
+        if not entries:
+            return results
         with concurrent.futures.ThreadPoolExecutor(
-            max_workers=min(MAX_THREADS, len(self.entries))
+            max_workers=min(MAX_THREADS, len(entries))
         ) as pool:
-            futures = {entry["name"]: pool.submit(work, entry) for entry in self.entries}
+            futures = {entry["name"]: pool.submit(work, entry) for entry in entries}
         for name, future in futures.items():
             error = future.exception()
             if error is None:

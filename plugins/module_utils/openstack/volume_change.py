@@ -58,6 +58,7 @@ class VolumeChange(Change):
         state,
         wait,
         timeout,
+        checked_type=None,
     ):
         if size is not None and size < 1:
             raise ModuleFailure("size must be at least 1 (GiB), not %d" % size)
@@ -81,6 +82,8 @@ class VolumeChange(Change):
         self.state = state
         self.wait = wait
         self.timeout = timeout
+        # The type, already looked up and checked by a caller that plans several volumes of it.
+        self.checked_type = checked_type
 
     def read(self):
         return find_one_volume(self.conn, self.name)
@@ -101,6 +104,8 @@ class VolumeChange(Change):
         return self.plan_update(current, volume_type)
 
     def multiattach_type(self):
+        if self.checked_type is not None:
+            return self.checked_type
         volume_type = find_type(self.conn, self.volume_type)
         if volume_type is None:
             raise ModuleFailure(

@@ -22,6 +22,7 @@ class FakeStorage:
     def __init__(self, volumes=()):
         self.existing = {volume.name: volume for volume in volumes}
         self.writes = []
+        self.type_reads = 0
 
     def volumes(self, name=None, **unused):
         return [v for v in self.existing.values() if name in (None, v.name)]
@@ -30,6 +31,7 @@ class FakeStorage:
         return next((v for v in self.existing.values() if name_or_id in (v.id, v.name)), None)
 
     def types(self, **unused):
+        self.type_reads += 1
         return [MULTIATTACH, PLAIN]
 
     def get_type_encryption(self, unused):
@@ -80,6 +82,18 @@ def test_a_wrong_type_or_missing_size_names_each_entry_and_writes_nothing():
     assert "volume a: volume type 'plain' has no extra spec" in failure.value.msg
     assert "volume b: volume 'b' does not exist, and creating it needs size" in failure.value.msg
     assert "volume c" not in failure.value.msg
+    assert conn.block_storage.writes == []
+
+
+def test_each_type_is_read_once_and_a_wrong_one_names_each_of_its_entries_once():
+    conn = cloud()
+    volumes = [entry(name, ["node-0"], volume_type="plain") for name in "ab"]
+    volumes += [entry(name, ["node-1"]) for name in "cde"]
+    with pytest.raises(ModuleFailure) as failure:
+        change(conn, volumes).run(check_mode=False)
+    assert failure.value.msg.count("volume type 'plain' has no extra spec") == 2
+    assert "volume a: " in failure.value.msg and "volume b: " in failure.value.msg
+    assert conn.block_storage.type_reads == 2
     assert conn.block_storage.writes == []
 
 
