@@ -160,6 +160,7 @@ class Lab:
         self.disk = "/dev/disk/by-id/virtio-" + volume.id[:20]
         self.attach(MEMBERS)
         self.detach([JOINING])
+        self.steps = []  # the floor's leave steps, each round
         self.captured = {}  # (fs, "two"|"three") -> {node: {path: (mode, base64)}}
         self.work_dir = Path(tempfile.mkdtemp(prefix="pace-bench-"))
         self.inventories = {
@@ -394,16 +395,21 @@ def floor_remove_node(lab, fs):
         "ocfs2": "systemctl stop ocfs2 o2cb\n",
         "gfs2": "systemctl stop dlm corosync\nsystemctl disable --quiet --no-reload dlm corosync\n",
     }[fs]
-    leaving.run(
+    # The leave's steps timed in the guest, as clustered_fs_leave times its own.
+    said = leaving.run(
         f"""
+        mark() {{ now=$EPOCHREALTIME; awk -v a="$last" -v b="$now" -v s="$1" 'BEGIN {{ printf "%s %.2f\\n", s, b - a }}'; last=$now; }}
+        last=$EPOCHREALTIME
         findmnt -n -o TARGET --source {shlex.quote(lab.disk)} > /dev/null
-        umount {MOUNT_POINT}
-        sed -i '\\# {MOUNT_POINT} #d' /etc/fstab
+        umount {MOUNT_POINT}; mark unmount
+        sed -i '\\# {MOUNT_POINT} #d' /etc/fstab; mark fstab
         {stop}
+        mark stack
         for file in {aside}; do mv "$file" "$file.left"; done
-        systemctl daemon-reload
+        systemctl daemon-reload; mark reload
         """
     )
+    lab.steps.append({"fs": fs, "leave": dict(line.split() for line in said.splitlines())})
     if fs == "gfs2":
         fencing_identity(lab)
     if fs == "ocfs2":
@@ -578,7 +584,7 @@ def main():
                 cleanup(lab)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(runs, indent=1))
+        args.json.write_text(json.dumps({"runs": runs, "floor_leave_steps": lab.steps}, indent=1))
     print(report(runs))
     return 0
 
