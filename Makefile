@@ -46,7 +46,7 @@ PROCS := $(LAB) $(PYTHON) procs --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
 	newest-deps unit-newest sanity-newest integration-newest \
-	faults cloud-suites integration-full molecule molecule-libvirt-disk guest-image bench bench-on-cloud cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog format
+	faults cloud-suites integration-full molecule molecule-libvirt-disk guest-image bench bench-on-cloud bench-guests cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog format
 
 # `make help` prints the lines of this file that start with "##" (headings) and the targets
 # whose line ends in "## what it does", so each is described once, where it is defined.
@@ -377,6 +377,19 @@ bench-on-cloud:  ## the runs of bench on a cloud that is up (bench calls it)
 	PYTHONPATH=$(BENCH_PATH) $(VENV)/bin/python tests/bench/clusters_bench.py --clusters $(CLUSTERS) \
 		--servers $(CLUSTER_SERVERS) --repeat $(CLUSTERS_REPEAT) --json .cache/bench/clusters.json \
 		> .cache/bench/clusters.md
+
+# The guests' pace on the full profile: the clustered_fs role's four phases (first converge,
+# no-change converge, add_node, remove_node) against the same steps by hand over one kept SSH
+# connection a guest, PACE_REPEAT rounds a filesystem, in one run (about 35 minutes for both).
+PACE_FS ?= ocfs2,gfs2
+PACE_REPEAT ?= 3
+bench-guests: deps .stamps/apt-full guest-image $(if $(NEWEST_PYTHON),newest-deps)  ## the guests' pace: the role against the floor (full profile; PACE_FS, PACE_REPEAT); .cache/bench/guests.md
+	mkdir -p .cache/bench
+	rm -f .cache/bench/guests-tasks.jsonl
+	LOCAL_CLOUD_PROFILE=full PYTHONPATH=$(BENCH_PATH) $(WITH_CLOUD) $(VENV)/bin/python \
+		tests/bench/guests_pace_bench.py --fs $(PACE_FS) --repeat $(PACE_REPEAT) \
+		--json .cache/bench/guests.json --tasks .cache/bench/guests-tasks.jsonl > .cache/bench/guests.md
+	cat .cache/bench/guests.md
 
 ## Packaging and docs:
 # --- packaging and docs -------------------------------------------------------

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import openstack
 import yaml
-from floor import Floor
+from bench.floor import Floor
 from local_cloud import guests as lab_guests
 from local_cloud import paths
 
