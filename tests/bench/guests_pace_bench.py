@@ -116,7 +116,7 @@ class Guest:
             input=script,
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=300,
             check=False,
         )
         # Not the script: it may carry the fencing user's clouds.yaml.
@@ -309,7 +309,17 @@ def start_script(fs):
             "sysctl -q -p /etc/sysctl.d/60-multiattach-clustered-fs.conf\n"
             "systemctl enable --quiet o2cb ocfs2 && systemctl start o2cb && systemctl start ocfs2\n"
         )
-    return "systemctl enable --quiet corosync dlm && systemctl restart corosync dlm\n"
+    # A lockspace joined while this node's membership still forms can wait forever, the
+    # members' filesystem frozen with it (seen here, by hand): the mount waits for a quorate
+    # ring that dlm_controld has caught up with (dlm_tool status: quorate 1, ring seq N N).
+    return (
+        "systemctl enable --quiet corosync dlm && systemctl restart corosync dlm\n"
+        "for try in $(seq 240); do\n"
+        "  dlm_tool status 2>/dev/null | awk 'NR == 1 && $5 == 1 && $8 == $9 {ok = 1} END {exit !ok}'"
+        " && break\n"
+        "  sleep 0.25\n"
+        "done\n"
+    )
 
 
 def fence_check(guest):
