@@ -2,7 +2,6 @@
 converge that changed something."""
 
 import pytest
-
 from bench import guests_pace_bench as pace
 
 
