@@ -4,11 +4,6 @@ converge that changed something."""
 import pytest
 from bench import guests_pace_bench as pace
 
-
-def rounds(**phase_seconds):
-    return [dict(phase_seconds) for _ in range(3)]
-
-
 FAST = {"first converge": 50, "no-change converge": 6, "add_node": 45, "remove_node": 25}
 FLOOR = {"first converge": 25, "no-change converge": 0.5, "add_node": 20, "remove_node": 12}
 
