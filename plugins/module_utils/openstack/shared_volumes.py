@@ -27,6 +27,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.errors
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import (
     VolumeChange,
+    checked_multiattach_type,
 )
 
 # A thread per volume up to this many; more volumes wait for a free thread.
@@ -128,9 +129,7 @@ class SharedVolumesChange(Change):
         # Each type once, not once a volume (most lists share one type).
         for type_name in sorted({entry["volume_type"] for entry in self.entries}):
             try:
-                self.types[type_name] = self.volume_change(
-                    {"name": None, "size": None, "volume_type": type_name}
-                ).multiattach_type()
+                self.types[type_name] = checked_multiattach_type(self.conn, type_name)
             except ModuleFailure as failure:
                 problems += [
                     "volume %s: %s" % (entry["name"], failure.msg)

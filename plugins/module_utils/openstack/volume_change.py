@@ -39,6 +39,28 @@ def compared(described):
     return {name: described[name] for name in COMPARED}
 
 
+def checked_multiattach_type(conn, name):
+    """The volume type NAME, refused unless it exists, is multiattach and has no encryption."""
+    volume_type = find_type(conn, name)
+    if volume_type is None:
+        raise ModuleFailure(
+            "volume type %r does not exist: create it with multiattach.cloud.volume_type" % name
+        )
+    if not is_multiattach_type(volume_type):
+        raise ModuleFailure(
+            "volume type %r has no extra spec multiattach='<is> True', so its volumes can "
+            "be attached to one server only. Use a multiattach type (multiattach.cloud."
+            "volume_type)" % volume_type.name
+        )
+    if readable_encryption_of(conn, volume_type) is not None:
+        raise ModuleFailure(
+            "volume type %r has encryption, and Cinder cannot attach an encrypted volume to "
+            "several servers (multiattach and encryption do not combine). Use a multiattach "
+            "type without encryption" % volume_type.name
+        )
+    return volume_type
+
+
 class VolumeChange(Change):
     """Create, update or delete one volume of a multiattach type; wait when asked."""
 
@@ -106,25 +128,7 @@ class VolumeChange(Change):
     def multiattach_type(self):
         if self.checked_type is not None:
             return self.checked_type
-        volume_type = find_type(self.conn, self.volume_type)
-        if volume_type is None:
-            raise ModuleFailure(
-                "volume type %r does not exist: create it with "
-                "multiattach.cloud.volume_type" % self.volume_type
-            )
-        if not is_multiattach_type(volume_type):
-            raise ModuleFailure(
-                "volume type %r has no extra spec multiattach='<is> True', so its volumes can "
-                "be attached to one server only. Use a multiattach type (multiattach.cloud."
-                "volume_type)" % volume_type.name
-            )
-        if readable_encryption_of(self.conn, volume_type) is not None:
-            raise ModuleFailure(
-                "volume type %r has encryption, and Cinder cannot attach an encrypted volume to "
-                "several servers (multiattach and encryption do not combine). Use a multiattach "
-                "type without encryption" % volume_type.name
-            )
-        return volume_type
+        return checked_multiattach_type(self.conn, self.volume_type)
 
     def plan_create(self, volume_type):
         source = self.source() if self.source_volume else None
