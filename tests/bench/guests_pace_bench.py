@@ -42,6 +42,8 @@ from bench.floor import Floor
 from local_cloud import guests as lab_guests
 from local_cloud import paths
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_leave
+
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ROOT / ".cache" / "vm-lab" / "id_ed25519"
 KEY_NAME = "pace-bench"
@@ -174,19 +176,15 @@ class Lab:
         return {attachment["server_id"] for attachment in volume.attachments}
 
     def attach(self, names):
-        todo = [
-            self.guests[n].server_id
-            for n in names
-            if self.guests[n].server_id not in self.holders()
-        ]
+        holders = self.holders()
+        todo = [self.guests[n].server_id for n in names if self.guests[n].server_id not in holders]
         if todo:
             floor = Floor(self.conn, self.volume_id, "attach")
             floor.paced(floor.read_volume(), todo)
 
     def detach(self, names):
-        todo = [
-            self.guests[n].server_id for n in names if self.guests[n].server_id in self.holders()
-        ]
+        holders = self.holders()
+        todo = [self.guests[n].server_id for n in names if self.guests[n].server_id in holders]
         if todo:
             floor = Floor(self.conn, self.volume_id, "detach")
             floor.paced(floor.read_volume(), todo)
@@ -338,7 +336,7 @@ def mkfs_script(lab, fs):
     return command + " > /dev/null\n"
 
 
-def fencing_identity(lab):
+def fencing_identity():
     """The role keeps the cluster's fencing user in Keystone from the controller: one read."""
     admin = openstack.connect(cloud=ADMIN_CLOUD)
     admin.identity.find_user("multiattach-fence-%s" % CLUSTER, ignore_missing=True)
@@ -347,7 +345,7 @@ def fencing_identity(lab):
 def floor_first_converge(lab, fs):
     files = lab.captured[(fs, "two")]
     if fs == "gfs2":
-        fencing_identity(lab)
+        fencing_identity()
     at_once({
         name: (lambda n=name: lab.guests[n].run(
             read_script(lab, fs) + write_script(files[n])
@@ -360,7 +358,7 @@ def floor_first_converge(lab, fs):
 
 def floor_no_change(lab, fs):
     if fs == "gfs2":
-        fencing_identity(lab)
+        fencing_identity()
     lab.run(MEMBERS, read_script(lab, fs))
 
 
@@ -368,7 +366,7 @@ def floor_add_node(lab, fs):
     files = lab.captured[(fs, "three")]
     lab.attach([JOINING])
     if fs == "gfs2":
-        fencing_identity(lab)
+        fencing_identity()
     joining = lab.guests[JOINING]
     if fs == "ocfs2":
         members = "o2cb register-cluster %s\n" % CLUSTER
@@ -397,14 +395,13 @@ def floor_add_node(lab, fs):
 def floor_remove_node(lab, fs):
     leaving = lab.guests[JOINING]
     files = lab.captured[(fs, "two")]
+    # remove_node's lookup of the server, as the role's first play does.
     lab.conn.compute.find_server(JOINING, ignore_missing=False)
-    aside = " ".join(
-        {"ocfs2": ["/etc/ocfs2/cluster.conf", "/etc/default/o2cb"], "gfs2": FILES["gfs2"][1:2]}[fs]
-    )
-    stop = {
-        "ocfs2": "systemctl stop ocfs2 o2cb\n",
-        "gfs2": "systemctl stop dlm corosync\nsystemctl disable --quiet --no-reload dlm corosync\n",
-    }[fs]
+    # What clustered_fs_leave stops, disables and sets aside.
+    aside = " ".join(cluster_leave.STACK_FILES[fs])
+    stop = "systemctl stop %s\n" % " ".join(cluster_leave.STOP_ORDER[fs])
+    if cluster_leave.DISABLED[fs]:
+        stop += "systemctl disable --quiet --no-reload %s\n" % " ".join(cluster_leave.DISABLED[fs])
     # The leave's steps timed in the guest, as clustered_fs_leave times its own.
     said = leaving.run(
         f"""
@@ -421,7 +418,7 @@ def floor_remove_node(lab, fs):
     )
     lab.steps.append({"fs": fs, "leave": dict(line.split() for line in said.splitlines())})
     if fs == "gfs2":
-        fencing_identity(lab)
+        fencing_identity()
     if fs == "ocfs2":
         # The role's command (stack_ocfs2.yml): a node that cluster.conf lacks goes.
         dropped = (
