@@ -248,6 +248,26 @@ def test_bad_cluster_settings_fail_before_the_disk_is_touched(
     assert not mkfs_results(result)
 
 
+@pytest.mark.parametrize("value", [0, -5])
+def test_a_gfs2_ring_wait_without_a_limit_fails_naming_the_variable_before_the_disk_is_touched(
+    inventory, loop_disk, value
+):
+    device, image = loop_disk()
+    before = sha256(image)
+
+    result = run(
+        inventory,
+        device,
+        extra_vars={"clustered_fs_type": "gfs2", "clustered_fs_gfs2_ring_wait_seconds": value},
+    )
+
+    assert_clean_failure(result)
+    assert "clustered_fs_gfs2_ring_wait_seconds is '%s'" % value in result.failure_message
+    assert "1 or more" in result.failure_message
+    assert not mkfs_results(result)
+    assert sha256(image) == before
+
+
 def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_run(
     loop_disk, tmp_path
 ):
