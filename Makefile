@@ -46,7 +46,7 @@ PROCS := $(LAB) $(PYTHON) procs --run-dir $(LOCAL_CLOUD_STATE)/run
 
 .PHONY: help deps demo test unit sanity lint integration integration-oldest-sdk reliability \
 	newest-deps unit-newest sanity-newest integration-newest \
-	faults cloud-suites integration-full molecule molecule-libvirt-disk guest-image bench bench-on-cloud bench-guests cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog format
+	faults cloud-suites integration-full molecule molecule-libvirt-disk fault-cluster-boot guest-image bench bench-on-cloud bench-guests cloud-base cloud-up cloud-down cloud-status cloud-clean build clean docs changelog format
 
 # `make help` prints the lines of this file that start with "##" (headings) and the targets
 # whose line ends in "## what it does", so each is described once, where it is defined.
@@ -352,6 +352,18 @@ molecule-libvirt-disk: deps guest-image  ## the same on one raw file given to tw
 	CLUSTERED_FS_TYPE=$(MOLECULE_FS) $(VENV)/bin/python tools/molecule_phases.py \
 		--json .cache/molecule/phases-libvirt-disk-$(MOLECULE_FS).json -- \
 		$(VENV)/bin/molecule test -s libvirt_disk
+
+# A GFS2 cluster's three guests hard-rebooted at once, BOOT_ROUNDS times (and BOOT_CONTROL
+# rounds with dlm's ring wait set aside, to show the hang it prevents), by hand on the full
+# profile: about 3 minutes a round. .cache/faults/cluster-boot.{md,json}
+BOOT_ROUNDS ?= 4
+BOOT_CONTROL ?= 0
+fault-cluster-boot: deps .stamps/apt-full guest-image $(if $(NEWEST_PYTHON),newest-deps)  ## every node of a GFS2 cluster rebooted at once: all mount at boot, I/O goes on (by hand, full profile)
+	mkdir -p .cache/faults
+	LOCAL_CLOUD_PROFILE=full PYTHONPATH=$(BENCH_PATH) $(WITH_CLOUD) $(VENV)/bin/python \
+		tests/reliability/whole_cluster_boot.py --rounds $(BOOT_ROUNDS) --without-wait $(BOOT_CONTROL) \
+		--json .cache/faults/cluster-boot.json > .cache/faults/cluster-boot.md; \
+		status=$$?; cat .cache/faults/cluster-boot.md; exit $$status
 
 # Benchmarks report, they never fail the build on a figure (docs/benchmarks.md).
 BENCH_SIZES ?= 2,10,30

@@ -70,6 +70,8 @@ FILES = {
         "/etc/corosync/authkey",
         "/etc/corosync/corosync.conf",
         "/etc/dlm/dlm.conf",
+        "/usr/local/sbin/multiattach-dlm-ring-wait",
+        "/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",
         "/etc/openstack/clouds.yaml",
     ],
 }
@@ -106,6 +108,9 @@ class Guest:
             "-o", "UserKnownHostsFile=/dev/null",
             "-o", "LogLevel=ERROR",
             "-o", "BatchMode=yes",
+            "-o", "ConnectTimeout=10",
+            "-o", "ServerAliveInterval=5",
+            "-o", "ServerAliveCountMax=3",
             "-o", "ControlMaster=auto",
             "-o", "ControlPersist=1800",
             "-o", "ControlPath=%s/%s" % (control_dir, name),
@@ -161,7 +166,9 @@ class Lab:
         self.volume_id = volume.id
         self.disk = "/dev/disk/by-id/virtio-" + volume.id[:20]
         self.attach(MEMBERS)
-        self.detach([JOINING])
+        # Guests kept from a run that stopped may still mount the disk: unmounted before
+        # node-0's volume is detached, never under a mounted filesystem.
+        self.reset()
         self.steps = []  # the floor's leave steps, each round
         self.captured = {}  # (fs, "two"|"three") -> {node: {path: (mode, base64)}}
         self.work_dir = Path(tempfile.mkdtemp(prefix="pace-bench-"))
@@ -307,16 +314,11 @@ def start_script(fs):
             "sysctl -q -p /etc/sysctl.d/60-multiattach-clustered-fs.conf\n"
             "systemctl enable --quiet o2cb ocfs2 && systemctl start o2cb && systemctl start ocfs2\n"
         )
-    # A lockspace joined while this node's membership still forms can wait forever, the
-    # members' filesystem frozen with it (seen here, by hand): the mount waits for a quorate
-    # ring that dlm_controld has caught up with (dlm_tool status: quorate 1, ring seq N N).
+    # The role's dlm.service drop-in (written with the files) makes the restart wait for a
+    # quorate ring that dlm_controld has caught up with: the guests start at once here.
     return (
-        "systemctl enable --quiet corosync dlm && systemctl restart corosync dlm\n"
-        "for try in $(seq 240); do\n"
-        "  dlm_tool status 2>/dev/null | awk 'NR == 1 && $5 == 1 && $8 == $9 {ok = 1} END {exit !ok}'"
-        " && break\n"
-        "  sleep 0.25\n"
-        "done\n"
+        "systemctl daemon-reload && systemctl enable --quiet corosync dlm"
+        " && systemctl restart corosync dlm\n"
     )
 
 
