@@ -20,7 +20,8 @@ description:
     ID. For OCFS2 that includes C(/etc/default/o2cb), o2cb's boot switch - without it Debian's o2cb
     script starts nothing at boot - while its SysV units stay enabled (enabling or disabling one
     runs C(update-rc.d), about 10 s a unit on an emulated guest, and a node that joins again needs
-    them enabled). systemd then reads fstab and the units again, once.
+    them enabled). systemd reads fstab and the units again, once, while the stack stops (GFS2's
+    units are disabled first), or after the unmount on a node that is no member.
   - Refuses, before any step, while processes hold the filesystem, naming them. A mount that stays
     after C(umount) fails the run naming it, with nothing after it done (fstab, stack and the
     volume as they were). Only after this module succeeded may the volume be detached.

@@ -45,6 +45,16 @@ options:
           - Mode of the file's directory when it is missing and must be made (its parents too).
             Without it, a missing directory fails the run, naming it.
         type: str
+  run_after_write:
+    description:
+      - A command (its arguments as a list, no shell) run once after the files, only when any of
+        them was written or given its mode; never in check mode. It makes a running service read
+        them (C(corosync-cfgtool -R)) in the same module run, where a handler costs another one.
+      - Its failure fails the run, naming the files written and the command. Those files stay
+        written, so the next run finds them as wanted and does not run the command again; run it
+        by hand once the cause is mended.
+    type: list
+    elements: str
 seealso:
   - {module: "multiattach.cloud.clustered_fs_info", description: "reads the files' sha256 and mode, so that nothing runs where they are as wanted"}
   - {module: "ansible.builtin.copy", description: "one file a run, with owners, backups and validation"}
@@ -85,6 +95,12 @@ written:
   type: list
   elements: str
   sample: [/etc/default/o2cb]
+ran:
+  description: O(run_after_write) when it ran (in check mode, when it would); else null.
+  returned: always
+  type: list
+  elements: str
+  sample: [corosync-cfgtool, -R]
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import (
@@ -106,6 +122,7 @@ class ConfigFilesModule(CollectionModule):
                 directory_mode=dict(type="str"),
             ),
         ),
+        run_after_write=dict(type="list", elements="str"),
     )
     job = ConfigFilesChange
 

@@ -8,6 +8,7 @@ stays stops everything after it, and the run fails naming it."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import re
 import time
@@ -134,15 +135,21 @@ class ClusterLeaveChange(Change):
             steps.append(
                 self.timed("fstab", "drop %d fstab lines" % len(dropped), self.drop_lines, dropped)
             )
+        reload = bool(dropped or to_disable)
         if to_stop or to_disable:
             steps.append(
                 self.timed(
                     "stack",
-                    "stop %s; disable %s"
-                    % (", ".join(to_stop) or "none", ", ".join(to_disable) or "none"),
+                    "stop %s; disable %s%s"
+                    % (
+                        ", ".join(to_stop) or "none",
+                        ", ".join(to_disable) or "none",
+                        "; systemctl daemon-reload meanwhile" if reload else "",
+                    ),
                     self.stop_stack,
                     to_stop,
                     to_disable,
+                    reload,
                 )
             )
         if set_aside:
@@ -151,7 +158,7 @@ class ClusterLeaveChange(Change):
                     "set_aside", "set aside " + ", ".join(set_aside), self.set_aside, set_aside
                 )
             )
-        if dropped or to_disable:
+        if reload and not (to_stop or to_disable):
             steps.append(self.timed("reload", "systemctl daemon-reload", self.reload_systemd))
         kept = [line for line in current["fstab"].splitlines() if line not in dropped]
         return Plan(
@@ -203,12 +210,23 @@ class ClusterLeaveChange(Change):
         mode = "%04o" % (os.stat(self.fstab).st_mode & 0o7777)
         write_file(self.fstab, "".join(kept), mode, directory_mode=None)
 
-    def stop_stack(self, to_stop, to_disable):
-        # One transaction: systemd stops the units in the reverse of their start order.
-        if to_stop:
-            self.checked(["systemctl", "stop"] + to_stop)
+    def stop_stack(self, to_stop, to_disable, reload):
         if to_disable:
             self.checked(["systemctl", "disable", "--quiet", "--no-reload"] + to_disable)
+        # systemd reads the new fstab and unit links while the units stop (the filesystem is
+        # unmounted by now): each costs seconds on an emulated guest, and the stop mostly waits.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            reloading = pool.submit(self.timed_reload) if reload else None
+            # One transaction: systemd stops the units in the reverse of their start order.
+            if to_stop:
+                self.checked(["systemctl", "stop"] + to_stop)
+            if reloading:
+                reloading.result()
+
+    def timed_reload(self):
+        started = time.monotonic()
+        self.reload_systemd()
+        self.seconds["reload"] = round(time.monotonic() - started, 2)
 
     def reload_systemd(self):
         # Else systemd keeps the old mount units and their dependencies until the next boot;

@@ -90,9 +90,11 @@ def write_file(path, content, mode, directory_mode):
 class ConfigFilesChange(Change):
     """config_files: each file holds its content with its mode."""
 
-    def __init__(self, unused_context, *, files):
+    def __init__(self, run_command, *, files, run_after_write=None):
         check_files(files)
         self.files = files
+        self.run_command = run_command
+        self.run_after_write = run_after_write or None
 
     def read(self):
         return {entry["path"]: file_state(entry["path"]) for entry in self.files}
@@ -124,7 +126,26 @@ class ConfigFilesChange(Change):
                         self.write_step(path, content, mode, entry.get("directory_mode")),
                     )
                 )
-        return Plan(False, False, steps, result=dict(written=written, diff_list=diffs))
+        ran = None
+        if steps and self.run_after_write:
+            ran = self.run_after_write
+            steps.append(Step("run " + " ".join(ran), self.after_write_step(ran, written)))
+        return Plan(False, False, steps, result=dict(written=written, ran=ran, diff_list=diffs))
+
+    def after_write_step(self, argv, written):
+        def run():
+            try:
+                rc, unused, err = self.run_command(argv)
+            except OSError as error:
+                rc, err = 127, str(error)
+            if rc != 0:
+                raise ModuleFailure(
+                    "%s were written, then %s failed (exit %d): %s. Run it by hand once the cause "
+                    "is mended: the next run finds the files as wanted and does not run it again"
+                    % (", ".join(written), " ".join(argv), rc, err.strip() or "no message")
+                )
+
+        return run
 
     @staticmethod
     def write_step(path, content, mode, directory_mode):

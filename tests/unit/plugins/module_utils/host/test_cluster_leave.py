@@ -1,5 +1,7 @@
 """clustered_fs_leave's plan: what it drops from fstab, what it stops, what it refuses (no node)."""
 
+import time
+
 import pytest
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_leave
@@ -61,9 +63,8 @@ def test_a_member_unmounts_the_last_mount_first_then_stops_what_runs_and_sets_as
     assert plan.says() == [
         "unmount /mnt/elsewhere, /srv/shared",
         "drop 2 fstab lines",
-        "stop ocfs2, o2cb; disable none",
+        "stop ocfs2, o2cb; disable none; systemctl daemon-reload meanwhile",
         "set aside cluster.conf",
-        "systemctl daemon-reload",
     ]
     assert "/srv/shared ocfs2" not in plan.after["fstab"] and "UUID=abc" in plan.after["fstab"]
 
@@ -126,4 +127,45 @@ def test_gfs2_units_are_stopped_and_disabled(tmp_path):
     leave.filesystem = "gfs2"
     services = {u: {"active": True, "enabled": True} for u in ("corosync", "dlm")}
     plan = leave.plan(state(services=services))
-    assert "stop dlm, corosync; disable dlm, corosync" in plan.says()
+    assert "stop dlm, corosync; disable dlm, corosync; systemctl daemon-reload meanwhile" in (
+        plan.says()
+    )
+
+
+class SlowStop(FakeSystemctl):
+    """A stop that takes a while, as on an emulated guest; records when each call began and ended."""
+
+    def __init__(self):
+        super().__init__()
+        self.spans = {}
+
+    def __call__(self, argv):
+        started = time.monotonic()
+        if argv[1] in ("stop", "daemon-reload"):
+            time.sleep(0.3)
+        answer = super().__call__(argv)
+        self.spans[argv[1]] = (started, time.monotonic())
+        return answer
+
+
+def test_gfs2_units_are_disabled_first_and_systemd_reloads_while_they_stop(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_leave.os.path, "isdir", lambda path: True)
+    systemctl = SlowStop()
+    leave = change(tmp_path)
+    leave.filesystem = "gfs2"
+    leave.run_command = systemctl
+    services = {u: {"active": True, "enabled": True} for u in ("corosync", "dlm")}
+
+    for step in leave.plan(state(services=services, kept=())).steps:
+        step.do()
+
+    ran = [argv for argv in systemctl.ran if argv[1] != "show"]
+    assert ran[0] == ["systemctl", "disable", "--quiet", "--no-reload", "dlm", "corosync"]
+    assert sorted(ran[1:]) == [
+        ["systemctl", "daemon-reload"],
+        ["systemctl", "stop", "dlm", "corosync"],
+    ]
+    stop, reload = systemctl.spans["stop"], systemctl.spans["daemon-reload"]
+    assert reload[0] < stop[1] and stop[0] < reload[1], "the two overlap"
+    assert systemctl.spans["disable"][1] <= min(stop[0], reload[0])
+    assert set(leave.seconds) >= {"stack", "reload"}

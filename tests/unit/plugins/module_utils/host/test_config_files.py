@@ -82,3 +82,48 @@ def test_the_filter_keeps_exactly_the_files_the_module_would_write(tmp_path):
         str(tmp_path / "none"),
     ]
     assert files_to_write([entry(same, "kept\n", 644)], read) == []
+
+
+class Recorder:
+    """A run_command that records what it ran, and sees what the file held at that moment."""
+
+    def __init__(self, watched, rc=0):
+        self.watched, self.rc, self.ran = watched, rc, []
+
+    def __call__(self, argv):
+        self.ran.append((argv, self.watched.read_text()))
+        return self.rc, "", "" if self.rc == 0 else "cannot reload: not running"
+
+
+def test_the_command_runs_once_after_the_writes_and_only_when_something_was_written(tmp_path):
+    conf, other = tmp_path / "corosync.conf", tmp_path / "dlm.conf"
+    conf.write_text("old\n")
+    files = [entry(conf, "new\n"), entry(other, "made\n")]
+    command = ["corosync-cfgtool", "-R"]
+
+    checked_with = Recorder(conf)
+    checked = ConfigFilesChange(checked_with, files=files, run_after_write=command).run(True)
+    assert checked["ran"] == command and checked_with.ran == [], "check mode runs nothing"
+
+    recorder = Recorder(conf)
+    done = ConfigFilesChange(recorder, files=files, run_after_write=command).run(False)
+    assert done["ran"] == command
+    assert recorder.ran == [(command, "new\n")], "once, after the file holds its new content"
+
+    again = Recorder(conf)
+    kept = ConfigFilesChange(again, files=files, run_after_write=command).run(False)
+    assert kept["changed"] is False and kept["ran"] is None and again.ran == []
+
+
+def test_a_failed_command_names_the_files_written_and_what_to_run(tmp_path):
+    conf = tmp_path / "corosync.conf"
+    recorder = Recorder(conf, rc=1)
+    with pytest.raises(ModuleFailure) as failure:
+        ConfigFilesChange(
+            recorder, files=[entry(conf, "new\n")], run_after_write=["corosync-cfgtool", "-R"]
+        ).run(False)
+    assert str(failure.value).startswith(
+        "%s were written, then corosync-cfgtool -R failed (exit 1): cannot reload: not running. "
+        "Run it by hand" % conf
+    )
+    assert conf.read_text() == "new\n"
