@@ -401,9 +401,13 @@ def floor_remove_node(lab, fs):
     lab.conn.compute.find_server(JOINING, ignore_missing=False)
     # What clustered_fs_leave stops, disables and sets aside.
     aside = " ".join(cluster_leave.STACK_FILES[fs])
-    stop = "systemctl stop %s\n" % " ".join(cluster_leave.STOP_ORDER[fs])
+    stop = ""
     if cluster_leave.DISABLED[fs]:
         stop += "systemctl disable --quiet --no-reload %s\n" % " ".join(cluster_leave.DISABLED[fs])
+    # systemd rereads fstab and the units while the stack stops, as the module does.
+    stop += "systemctl daemon-reload & reloading=$!\n"
+    stop += "systemctl stop %s\n" % " ".join(cluster_leave.STOP_ORDER[fs])
+    stop += "wait $reloading\n"
     # The leave's steps timed in the guest, as clustered_fs_leave times its own.
     said = leaving.run(
         f"""
@@ -414,8 +418,7 @@ def floor_remove_node(lab, fs):
         sed -i '\\# {MOUNT_POINT} #d' /etc/fstab; mark fstab
         {stop}
         mark stack
-        for file in {aside}; do mv "$file" "$file.left"; done
-        systemctl daemon-reload; mark reload
+        for file in {aside}; do mv "$file" "$file.left"; done; mark set_aside
         """
     )
     lab.steps.append({"fs": fs, "leave": dict(line.split() for line in said.splitlines())})
