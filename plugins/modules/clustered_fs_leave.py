@@ -20,7 +20,9 @@ description:
     ID. For OCFS2 that includes C(/etc/default/o2cb), o2cb's boot switch - without it Debian's o2cb
     script starts nothing at boot - while its SysV units stay enabled (enabling or disabling one
     runs C(update-rc.d), about 10 s a unit on an emulated guest, and a node that joins again needs
-    them enabled). systemd reads fstab and the units again, once, while the stack stops (GFS2's
+    them enabled). GFS2's corosync and dlm are disabled for systemd only (C(SYSTEMCTL_SKIP_SYSV));
+    Debian's SysV scripts for them, which their native units shadow, keep their links.
+    systemd reads fstab and the units again, once, while the stack stops (GFS2's
     units are disabled first), or after the unmount on a node that is no member.
   - Refuses, before any step, while processes hold the filesystem, naming them. A mount that stays
     after C(umount) fails the run naming it, with nothing after it done (fstab, stack and the

@@ -317,7 +317,7 @@ def start_script(fs):
     # The role's dlm.service drop-in (written with the files) makes the restart wait for a
     # quorate ring that dlm_controld has caught up with: the guests start at once here.
     return (
-        "systemctl daemon-reload && systemctl enable --quiet corosync dlm"
+        "systemctl daemon-reload && SYSTEMCTL_SKIP_SYSV=1 systemctl enable --quiet corosync dlm"
         " && systemctl restart corosync dlm\n"
     )
 
@@ -403,7 +403,9 @@ def floor_remove_node(lab, fs):
     aside = " ".join(cluster_leave.STACK_FILES[fs])
     stop = ""
     if cluster_leave.DISABLED[fs]:
-        stop += "systemctl disable --quiet --no-reload %s\n" % " ".join(cluster_leave.DISABLED[fs])
+        stop += "SYSTEMCTL_SKIP_SYSV=1 systemctl disable --quiet --no-reload %s\n" % " ".join(
+            cluster_leave.DISABLED[fs]
+        )
     # systemd rereads fstab and the units while the stack stops, as the module does.
     stop += "systemctl daemon-reload & reloading=$!\n"
     stop += "systemctl stop %s\n" % " ".join(cluster_leave.STOP_ORDER[fs])

@@ -141,10 +141,11 @@ class SlowStop(FakeSystemctl):
 
     def __call__(self, argv):
         started = time.monotonic()
-        if argv[1] in ("stop", "daemon-reload"):
+        verb = argv[argv.index("systemctl") + 1]
+        if verb in ("stop", "daemon-reload"):
             time.sleep(0.3)
         answer = super().__call__(argv)
-        self.spans[argv[1]] = (started, time.monotonic())
+        self.spans[verb] = (started, time.monotonic())
         return answer
 
 
@@ -160,7 +161,11 @@ def test_gfs2_units_are_disabled_first_and_systemd_reloads_while_they_stop(tmp_p
         step.do()
 
     ran = [argv for argv in systemctl.ran if argv[1] != "show"]
-    assert ran[0] == ["systemctl", "disable", "--quiet", "--no-reload", "dlm", "corosync"]
+    # systemd's links only: update-rc.d for the shadowed SysV scripts costs seconds a unit.
+    assert ran[0] == [
+        "env", "SYSTEMCTL_SKIP_SYSV=1", "systemctl", "disable", "--quiet", "--no-reload", "dlm",
+        "corosync",
+    ]  # fmt: skip
     assert sorted(ran[1:]) == [
         ["systemctl", "daemon-reload"],
         ["systemctl", "stop", "dlm", "corosync"],
