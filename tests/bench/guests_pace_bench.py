@@ -458,6 +458,19 @@ def ansible_playbook():
     return str(newest if newest.exists() else ROOT / ".venv" / "bin" / "ansible-playbook")
 
 
+def run_playbook(lab, inventory, fs, playbook, extra=()):
+    """PLAYBOOK (a path under the checkout) on the lab's INVENTORY ("two" or "three") for FS, as
+    an operator runs it; the completed process."""
+    return subprocess.run(
+        [ansible_playbook(), "-i", str(lab.inventories[inventory]), "-e",
+         "clustered_fs_type=" + fs, "-e", "lab_volume=" + VOLUME, *extra, str(ROOT / playbook)],
+        capture_output=True, text=True, check=False, cwd=str(ROOT),
+        env=dict(os.environ, MOLECULE_PROJECT_DIRECTORY=str(ROOT),
+                 ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_PIPELINING="true",
+                 ANSIBLE_HOST_KEY_CHECKING="false", LOCAL_CLOUD_PROFILE="full"),
+    )  # fmt: skip
+
+
 def role_phase(lab, fs, phase):
     """The phase as an operator runs it; the playbook's last lines when it fails."""
     inventory, playbook, extra = {
@@ -466,14 +479,7 @@ def role_phase(lab, fs, phase):
         "add_node": ("three", "playbooks/add_node.yml", ["-e", "node=" + JOINING]),
         "remove_node": ("three", "playbooks/remove_node.yml", ["-e", "node=" + JOINING]),
     }[phase]
-    completed = subprocess.run(
-        [ansible_playbook(), "-i", str(lab.inventories[inventory]), "-e",
-         "clustered_fs_type=" + fs, "-e", "lab_volume=" + VOLUME, *extra, str(ROOT / playbook)],
-        capture_output=True, text=True, check=False, cwd=str(ROOT),
-        env=dict(os.environ, MOLECULE_PROJECT_DIRECTORY=str(ROOT),
-                 ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_PIPELINING="true",
-                 ANSIBLE_HOST_KEY_CHECKING="false", LOCAL_CLOUD_PROFILE="full"),
-    )  # fmt: skip
+    completed = run_playbook(lab, inventory, fs, playbook, extra)
     if completed.returncode != 0:
         raise RuntimeError("%s (%s) failed:\n%s" % (playbook, phase, completed.stdout[-3000:]))
     return completed.stdout

@@ -37,7 +37,6 @@ from bench import guests_pace_bench as pace
 from local_cloud import guests as lab_guests
 from local_cloud import paths
 
-ROOT = Path(__file__).resolve().parents[2]
 NODES = pace.NODES
 MOUNT_POINT = pace.MOUNT_POINT
 DROP_IN = "/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf"
@@ -49,14 +48,7 @@ IO_SECONDS = 60
 
 def converge(lab):
     """The role on all three, as an operator runs it (the VM scenario's converge.yml)."""
-    completed = subprocess.run(
-        [pace.ansible_playbook(), "-i", str(lab.inventories["three"]), "-e", "clustered_fs_type=gfs2",
-         "-e", "lab_volume=" + pace.VOLUME, str(ROOT / "molecule/shared_disk/converge.yml")],
-        capture_output=True, text=True, check=False, cwd=str(ROOT),
-        env=dict(os.environ, MOLECULE_PROJECT_DIRECTORY=str(ROOT),
-                 ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_PIPELINING="true",
-                 ANSIBLE_HOST_KEY_CHECKING="false", LOCAL_CLOUD_PROFILE="full"),
-    )  # fmt: skip
+    completed = pace.run_playbook(lab, "three", "gfs2", "molecule/shared_disk/converge.yml")
     if completed.returncode != 0:
         seen = lab.run(NODES, DIAGNOSIS)
         raise RuntimeError(
