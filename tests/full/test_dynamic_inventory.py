@@ -10,6 +10,7 @@ import pytest
 import yaml
 from harness import guests
 from harness.ansible_runner import (
+    LOCALHOST_VARS,
     MODULE_VENV,
     OPENSTACK_CLOUD_COLLECTIONS,
     ROOT,
@@ -61,18 +62,7 @@ def inventory(tmp_path):
     directory.mkdir()
     (directory / "openstack.yml").write_text(PLUGIN_CONFIG.format(key=guests.KEY))
     (directory / "localhost.yml").write_text(
-        yaml.safe_dump(
-            {
-                "all": {
-                    "hosts": {
-                        "localhost": {
-                            "ansible_connection": "local",
-                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                        }
-                    }
-                }
-            }
-        )
+        yaml.safe_dump({"all": {"hosts": {"localhost": dict(LOCALHOST_VARS)}}})
     )
     return directory
 

@@ -13,7 +13,7 @@ import libvirt
 import pytest
 import yaml
 from harness import guests
-from harness.ansible_runner import run_ansible_playbook, run_module
+from harness.ansible_runner import LOCALHOST_VARS, run_ansible_playbook, run_module
 from harness.ceph import watchers
 from harness.volumes import delete_and_wait
 
@@ -87,10 +87,7 @@ def shared_dataset_writer(server, volume_id, tmp_path):
             {
                 "all": {
                     "hosts": {
-                        "localhost": {
-                            "ansible_connection": "local",
-                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                        },
+                        "localhost": dict(LOCALHOST_VARS),
                         server.name: {
                             "ansible_host": guests.address(server),
                             "ansible_user": "root",

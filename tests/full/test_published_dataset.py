@@ -15,7 +15,7 @@ import libvirt
 import pytest
 import yaml
 from harness import guests
-from harness.ansible_runner import ROOT, run_ansible_playbook, run_module
+from harness.ansible_runner import LOCALHOST_VARS, ROOT, run_ansible_playbook, run_module
 from harness.ceph import image_digest
 
 DATASET_TYPE = "multiattach-rbd-1"
@@ -75,12 +75,7 @@ def inventory(tmp_path, readers):
         yaml.safe_dump(
             {
                 "all": {
-                    "hosts": {
-                        "localhost": {
-                            "ansible_connection": "local",
-                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                        }
-                    },
+                    "hosts": {"localhost": dict(LOCALHOST_VARS)},
                     "children": {"dataset_readers": {"hosts": hosts}},
                 }
             }

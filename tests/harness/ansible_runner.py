@@ -16,6 +16,11 @@ MODULE_VENV = Path(os.environ.get("MULTIATTACH_MODULE_VENV", str(ROOT / ".venv")
 
 
 LOCAL_INVENTORY = paths.INVENTORY
+# This machine as an inventory host: the controller's own Python, no SSH.
+LOCALHOST_VARS = {
+    "ansible_connection": "local",
+    "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+}
 # openstack.cloud (the newest release, taken out of the `ansible` package by the
 # Makefile) beside this collection, for the tests and benchmarks that compare.
 OPENSTACK_CLOUD_COLLECTIONS = "%s:%s" % (ROOT / ".cache" / "openstack-cloud", ROOT / ".collections")

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 import yaml
-from harness.ansible_runner import LOCAL_INVENTORY, ROOT, run_playbook_file
+from harness.ansible_runner import LOCAL_INVENTORY, LOCALHOST_VARS, ROOT, run_playbook_file
 from harness.volumes import detach_and_delete
 from local_cloud import paths
 
@@ -22,10 +22,6 @@ def inventory(tmp_path, lab):
     server before it detaches, so they are reached as this machine, which holds no such disk.
     """
     names = lab["names"]
-    here = {
-        "ansible_connection": "local",
-        "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-    }
     directory = tmp_path / "inventory"
     directory.mkdir()
     (directory / "group_vars").symlink_to(LOCAL_INVENTORY.parent / "group_vars")
@@ -35,19 +31,18 @@ def inventory(tmp_path, lab):
                 "all": {
                     "hosts": {
                         "localhost": {
-                            "ansible_connection": "local",
-                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
+                            **LOCALHOST_VARS,
                             "local_cloud_root": str(ROOT),
                         },
-                        "node-c": dict(here, openstack_server_name=names[2]),
+                        "node-c": dict(LOCALHOST_VARS, openstack_server_name=names[2]),
                     },
                     "children": {
                         "cinder_volume": {"hosts": {"localhost": None}},
                         "nova_compute": {"hosts": {"localhost": None}},
                         "cluster": {
                             "hosts": {
-                                "node-a": dict(here, openstack_server_name=names[0]),
-                                "node-b": dict(here, openstack_server_name=names[1]),
+                                "node-a": dict(LOCALHOST_VARS, openstack_server_name=names[0]),
+                                "node-b": dict(LOCALHOST_VARS, openstack_server_name=names[1]),
                             }
                         },
                     },

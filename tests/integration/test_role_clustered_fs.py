@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness.ansible_runner import ROOT, run_module, run_playbook_file
+from harness.ansible_runner import LOCALHOST_VARS, ROOT, run_module, run_playbook_file
 
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_disk_checks.yml"
 MKFS_TASK = "Create the filesystem on the first node only, of type "
@@ -29,18 +29,7 @@ def sha256(path):
 def inventory(tmp_path):
     path = tmp_path / "hosts.yml"
     path.write_text(
-        yaml.safe_dump(
-            {
-                "clustered_fs_nodes": {
-                    "hosts": {
-                        "localhost": {
-                            "ansible_connection": "local",
-                            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
-                        }
-                    }
-                }
-            }
-        )
+        yaml.safe_dump({"clustered_fs_nodes": {"hosts": {"localhost": dict(LOCALHOST_VARS)}}})
     )
     return path
 
