@@ -29,6 +29,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume
     VolumeChange,
     checked_multiattach_type,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
+    find_one_volume,
+)
 
 # A thread per volume up to this many; more volumes wait for a free thread.
 MAX_THREADS = 10
@@ -72,9 +75,10 @@ def failure_text(error):
 class SharedVolumesChange(Change):
     """shared_volumes: every volume of the list present, each held by its servers.
 
-    read() lists the servers once and plans every volume and, for a volume that exists, its
-    attachments (reads only, a thread per volume); plan() refuses if any entry was refused
-    and makes one step that works every volume in its thread."""
+    read() lists the servers, checks each type and reads each volume, all at once (threads),
+    then plans every volume and, for a volume that exists, its attachments from that read;
+    it refuses if any entry was refused. plan() makes one step that works every volume in its
+    thread."""
 
     def __init__(self, conn, *, volumes, wait, timeout, abandoned_after):
         check_entries(volumes)
@@ -118,38 +122,66 @@ class SharedVolumesChange(Change):
         )
 
     def read(self):
-        # One listing for every entry; it also authenticates before the threads start.
-        self.index = ServerIndex(self.conn)
+        # Signed in once, then the server listing, each type's check and each volume's read
+        # all at once: none needs another, and done one after the other they would sit on
+        # the path to the first write. Cinder's versions are read once, in this thread,
+        # while the listing runs (each volume's thread would otherwise read them itself).
+        self.conn.authorize()
+        type_names = sorted({entry["volume_type"] for entry in self.entries})
+        with concurrent.futures.ThreadPoolExecutor(
+            max_workers=min(MAX_THREADS, 1 + len(type_names) + len(self.entries))
+        ) as pool:
+            listing = pool.submit(ServerIndex, self.conn)
+            self.conn.block_storage.get_endpoint_data()
+            # Each type once, not once a volume (most lists share one type).
+            type_checks = {
+                name: pool.submit(checked_multiattach_type, self.conn, name) for name in type_names
+            }
+            volume_reads = {
+                entry["name"]: pool.submit(find_one_volume, self.conn, entry["name"])
+                for entry in self.entries
+            }
+        self.index = listing.result()
         problems = []
         for entry in self.entries:
             try:
                 self.index.resolve(entry["servers"])
             except ModuleFailure as failure:
                 problems.append("volume %s: %s" % (entry["name"], failure.msg))
-        # Each type once, not once a volume (most lists share one type).
-        for type_name in sorted({entry["volume_type"] for entry in self.entries}):
-            try:
-                self.types[type_name] = checked_multiattach_type(self.conn, type_name)
-            except ModuleFailure as failure:
+        for type_name, check in type_checks.items():
+            if isinstance(check.exception(), ModuleFailure):
                 problems += [
-                    "volume %s: %s" % (entry["name"], failure.msg)
+                    "volume %s: %s" % (entry["name"], check.exception().msg)
                     for entry in self.entries
                     if entry["volume_type"] == type_name
                 ]
-        typed = [entry for entry in self.entries if entry["volume_type"] in self.types]
-        planned = self.at_once(self.plan_volume, problems, typed)
+            else:
+                self.types[type_name] = check.result()
+        planned = {}
+        for entry in self.entries:
+            if entry["volume_type"] not in self.types:
+                continue
+            read = volume_reads[entry["name"]]
+            if read.exception() is not None:
+                problems.append(
+                    "volume %s: %s" % (entry["name"], failure_text(read.exception())[0])
+                )
+                continue
+            try:
+                planned[entry["name"]] = self.plan_volume(entry, read.result())
+            except ModuleFailure as failure:
+                problems.append("volume %s: %s" % (entry["name"], failure.msg))
         if problems:
             raise ModuleFailure("nothing was changed: %s" % "; ".join(problems))
         return planned
 
-    def plan_volume(self, entry):
+    def plan_volume(self, entry, current):
         change = self.volume_change(entry)
-        current = change.read()
         plan = change.plan(current)
         if current is None:
             return Planned(change, plan, None, None)
         held = self.attachments_change(entry, current.id)
-        return Planned(change, plan, held, held.plan(held.read()))
+        return Planned(change, plan, held, held.plan(current))
 
     def plan(self, current):
         before, after, result = {}, {}, []
@@ -223,7 +255,7 @@ class SharedVolumesChange(Change):
         warnings = list(made.get("warnings", ()))
         if held is None:
             held = self.attachments_change(entry, made["volume"]["id"])
-            held_plan = held.plan(held.read())
+            held_plan = held.plan(change.created_volume)
         result = dict(held.apply(held_plan, check_mode=False))
         result.pop("diff", None)
         warnings += result.pop("warnings", ())
@@ -236,28 +268,21 @@ class SharedVolumesChange(Change):
             result["warnings"] = ["volume %s: %s" % (entry["name"], w) for w in warnings]
         return result
 
-    def at_once(self, work, problems=None, entries=None):
-        """{name: WORK(entry)} for every entry (or those of ENTRIES), in threads. A failure
-        goes to PROBLEMS when given (planning: all are named, nothing is written), else into
-        the entry's result."""
-        entries = self.entries if entries is None else entries
+    def at_once(self, work):
+        """{name: WORK(entry)} for every entry, in threads; a failure goes into the entry's
+        result."""
         results = {}
-        if not entries:
-            return results
         with concurrent.futures.ThreadPoolExecutor(
-            max_workers=min(MAX_THREADS, len(entries))
+            max_workers=min(MAX_THREADS, len(self.entries))
         ) as pool:
-            futures = {entry["name"]: pool.submit(work, entry) for entry in entries}
+            futures = {entry["name"]: pool.submit(work, entry) for entry in self.entries}
         for name, future in futures.items():
             error = future.exception()
             if error is None:
                 results[name] = future.result()
                 continue
             message, trace = failure_text(error)
-            if problems is None:
-                results[name] = dict(name=name, changed=False, failed=True, msg=message)
-                if trace:
-                    results[name]["exception"] = trace
-            else:
-                problems.append("volume %s: %s" % (name, message))
+            results[name] = dict(name=name, changed=False, failed=True, msg=message)
+            if trace:
+                results[name]["exception"] = trace
         return results

@@ -106,6 +106,8 @@ class VolumeChange(Change):
         self.timeout = timeout
         # The type, already looked up and checked by a caller that plans several volumes of it.
         self.checked_type = checked_type
+        # The volume as last read once create() made it, for a caller that goes on with it.
+        self.created_volume = None
 
     def read(self):
         return find_one_volume(self.conn, self.name)
@@ -205,6 +207,7 @@ class VolumeChange(Change):
                 storage.set_volume_readonly(volume, bool(self.read_only))
             if self.bootable or self.read_only is not None:
                 volume = storage.get_volume(volume.id)
+            self.created_volume = volume
         except Exception as error:
             # No half-made volume is left behind; one Cinder will not delete yet (still
             # creating) is named with its ID, and the first failure is kept.

@@ -1,6 +1,7 @@
 """shared_volumes with a fake cloud: every entry is planned before the first write, so one
 wrong entry makes no volume at all; check mode makes none; names are checked first."""
 
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -37,6 +38,9 @@ class FakeStorage:
     def get_type_encryption(self, unused):
         return None
 
+    def get_endpoint_data(self):
+        return None
+
     def __getattr__(self, name):
         def write(*args, **kwargs):
             self.writes.append(name)
@@ -45,10 +49,11 @@ class FakeStorage:
         return write
 
 
-def cloud(volumes=()):
+def cloud(volumes=(), servers=lambda **unused: list(SERVERS)):
     return SimpleNamespace(
+        authorize=lambda: "token",
         block_storage=FakeStorage(volumes),
-        compute=SimpleNamespace(servers=lambda **unused: list(SERVERS)),
+        compute=SimpleNamespace(servers=servers),
     )
 
 
@@ -123,3 +128,49 @@ def test_check_mode_reports_the_volumes_to_make_and_their_servers_and_writes_not
     assert [s["action"] for s in first["servers"]] == ["attached", "attached"]
     assert reported["diff"]["after"]["a"]["servers"] == ["node-0", "node-1"]
     assert reported["diff"]["before"]["b"] == {"volume": None, "servers": []}
+
+
+def test_the_servers_the_types_and_the_volumes_are_read_at_once():
+    # The server listing answers only once every volume's read has begun: read one after
+    # the other, the listing would wait out its timeout and the planning would fail.
+    started = threading.Barrier(3, timeout=10)
+    storage = FakeStorage()
+
+    def volumes(name=None, **unused):
+        started.wait()
+        return []
+
+    def servers(**unused):
+        started.wait()
+        return list(SERVERS)
+
+    storage.volumes = volumes
+    conn = cloud(servers=servers)
+    conn.block_storage = storage
+    reported = change(conn, [entry("a", ["node-0"]), entry("b", ["node-1"])]).run(check_mode=True)
+    assert [v["created"] for v in reported["volumes"]] == [True, True]
+
+
+def test_a_volume_that_exists_is_read_once_for_its_plan_and_its_attachments():
+    volume = SimpleNamespace(
+        id="v1",
+        name="a",
+        size=1,
+        volume_type="ma",
+        availability_zone="nova",
+        description=None,
+        metadata={},
+        is_bootable=False,
+        is_multiattach=True,
+        status="in-use",
+        attachments=[{"server_id": "s0", "attachment_id": "x0"}],
+    )
+    conn = cloud([volume])
+    reads = []
+    listed = conn.block_storage.volumes
+    conn.block_storage.volumes = lambda **query: reads.append(query) or listed(**query)
+    conn.block_storage.find_volume = lambda *args, **kwargs: reads.append(args) or volume
+    planning = change(conn, [entry("a", ["node-0", "node-1"])])
+    planned = planning.plan(planning.read())
+    assert reads == [{"name": "a"}]
+    assert planned.result["volumes"][0]["attached"] == ["s1"]
