@@ -120,3 +120,25 @@ def test_detach_all_has_its_goal_and_the_parallel_floor_counts_as_a_floor():
     # Rows of a, b, d, e, g and the two goals'; openstack.cloud (c) has none: its detach waits
     # for "available".
     assert report.count("| detach all |") == 7
+
+
+def test_many_clusters_tells_the_goal_and_what_ansibles_own_process_adds():
+    from bench import clusters_bench
+
+    def way(*seconds):
+        return [{"seconds": s, "inner_seconds": s} for s in seconds]
+
+    runs = {
+        "playbook": way(5.2, 5.0, 5.4),
+        "floor": way(4.0, 4.1, 3.9),
+        "floor in ansible-playbook": way(4.9, 5.1, 5.0),
+    }
+    text = clusters_bench.report(runs, 5, 4)
+    assert (
+        "| the playbook (one task, a thread a volume) within 1.3x of the floor | 1.30x | yes |"
+        in text
+    )
+    assert "floor in ansible-playbook less the floor): 1.00 s" in text
+    assert "the playbook less the floor in ansible-playbook: +0.20 s (1.04x)" in text
+    runs["playbook"] = way(5.5, 5.4, 5.6)
+    assert "| 1.38x | NO |" in clusters_bench.report(runs, 5, 4)
