@@ -143,11 +143,14 @@ class SharedVolumesChange(Change):
             }
         self.index = listing.result()
         problems = []
+        # An entry is named once for its servers: its attachments' plan would name them again.
+        unresolved = set()
         for entry in self.entries:
             try:
                 self.index.resolve(entry["servers"])
             except ModuleFailure as failure:
                 problems.append("volume %s: %s" % (entry["name"], failure.msg))
+                unresolved.add(entry["name"])
         for type_name, check in type_checks.items():
             if isinstance(check.exception(), ModuleFailure):
                 problems += [
@@ -159,7 +162,7 @@ class SharedVolumesChange(Change):
                 self.types[type_name] = check.result()
         planned = {}
         for entry in self.entries:
-            if entry["volume_type"] not in self.types:
+            if entry["volume_type"] not in self.types or entry["name"] in unresolved:
                 continue
             read = volume_reads[entry["name"]]
             if read.exception() is not None:

@@ -174,3 +174,24 @@ def test_a_volume_that_exists_is_read_once_for_its_plan_and_its_attachments():
     planned = planning.plan(planning.read())
     assert reads == [{"name": "a"}]
     assert planned.result["volumes"][0]["attached"] == ["s1"]
+
+
+def test_an_unknown_server_of_a_volume_that_exists_is_named_once():
+    volume = SimpleNamespace(
+        id="v1",
+        name="a",
+        size=1,
+        volume_type="ma",
+        availability_zone="nova",
+        description=None,
+        metadata={},
+        is_bootable=False,
+        is_multiattach=True,
+        status="in-use",
+        attachments=[],
+    )
+    conn = cloud([volume])
+    with pytest.raises(ModuleFailure) as failure:
+        change(conn, [entry("a", ["node-0", "node-9"])]).run(check_mode=False)
+    assert failure.value.msg == "nothing was changed: volume a: no server named or with ID node-9"
+    assert conn.block_storage.writes == []
