@@ -77,6 +77,12 @@ class Lab:
                 return False
         return True
 
+    def let_go(self, volume_id, server_id):
+        """Whether SERVER_ID no longer holds the volume and Cinder is done with it (one read)."""
+        volume = self.conn.block_storage.get_volume(volume_id)
+        held = {a["server_id"] for a in volume.attachments}
+        return server_id not in held and volume.status in ("in-use", "available")
+
     def remove(self, plan):
         """Detach and delete the volumes of PLAN (untimed), the floor's way."""
         for name in plan:
@@ -88,14 +94,7 @@ class Lab:
                 multiattach_probe.detach(self.conn, server_id, volume.id)
                 multiattach_probe.wait_until(
                     "detach of %s" % server_id,
-                    lambda v=volume.id, s=server_id: (
-                        s
-                        not in {
-                            a["server_id"]
-                            for a in self.conn.block_storage.get_volume(v).attachments
-                        }
-                        and self.conn.block_storage.get_volume(v).status in ("in-use", "available")
-                    ),
+                    lambda v=volume.id, s=server_id: self.let_go(v, s),
                     120,
                 )
             self.conn.block_storage.delete_volume(volume.id)
