@@ -152,9 +152,10 @@ class SharedVolumesChange(Change):
                 problems.append("volume %s: %s" % (entry["name"], failure.msg))
                 unresolved.add(entry["name"])
         for type_name, check in type_checks.items():
-            if isinstance(check.exception(), ModuleFailure):
+            refusal = check.exception()
+            if isinstance(refusal, ModuleFailure):
                 problems += [
-                    "volume %s: %s" % (entry["name"], check.exception().msg)
+                    "volume %s: %s" % (entry["name"], refusal.msg)
                     for entry in self.entries
                     if entry["volume_type"] == type_name
                 ]
@@ -165,10 +166,9 @@ class SharedVolumesChange(Change):
             if entry["volume_type"] not in self.types or entry["name"] in unresolved:
                 continue
             read = volume_reads[entry["name"]]
-            if read.exception() is not None:
-                problems.append(
-                    "volume %s: %s" % (entry["name"], failure_text(read.exception())[0])
-                )
+            error = read.exception()
+            if error is not None:
+                problems.append("volume %s: %s" % (entry["name"], failure_text(error)[0]))
                 continue
             try:
                 planned[entry["name"]] = self.plan_volume(entry, read.result())

@@ -57,6 +57,23 @@ def cloud(volumes=(), servers=lambda **unused: list(SERVERS)):
     )
 
 
+def volume_in_use(name, attachments):
+    """A multiattach volume that exists, of type ma, held as ATTACHMENTS say."""
+    return SimpleNamespace(
+        id="v1",
+        name=name,
+        size=1,
+        volume_type="ma",
+        availability_zone="nova",
+        description=None,
+        metadata={},
+        is_bootable=False,
+        is_multiattach=True,
+        status="in-use",
+        attachments=attachments,
+    )
+
+
 def entry(name, servers, **fields):
     values = dict(name=name, size=1, volume_type="ma", servers=servers, exclusive=False)
     values.update(fields)
@@ -152,19 +169,7 @@ def test_the_servers_the_types_and_the_volumes_are_read_at_once():
 
 
 def test_a_volume_that_exists_is_read_once_for_its_plan_and_its_attachments():
-    volume = SimpleNamespace(
-        id="v1",
-        name="a",
-        size=1,
-        volume_type="ma",
-        availability_zone="nova",
-        description=None,
-        metadata={},
-        is_bootable=False,
-        is_multiattach=True,
-        status="in-use",
-        attachments=[{"server_id": "s0", "attachment_id": "x0"}],
-    )
+    volume = volume_in_use("a", [{"server_id": "s0", "attachment_id": "x0"}])
     conn = cloud([volume])
     reads = []
     listed = conn.block_storage.volumes
@@ -177,19 +182,7 @@ def test_a_volume_that_exists_is_read_once_for_its_plan_and_its_attachments():
 
 
 def test_an_unknown_server_of_a_volume_that_exists_is_named_once():
-    volume = SimpleNamespace(
-        id="v1",
-        name="a",
-        size=1,
-        volume_type="ma",
-        availability_zone="nova",
-        description=None,
-        metadata={},
-        is_bootable=False,
-        is_multiattach=True,
-        status="in-use",
-        attachments=[],
-    )
+    volume = volume_in_use("a", [])
     conn = cloud([volume])
     with pytest.raises(ModuleFailure) as failure:
         change(conn, [entry("a", ["node-0", "node-9"])]).run(check_mode=False)
