@@ -167,14 +167,17 @@ LOCAL_STEPS := unit sanity lint unit-newest sanity-newest
 DEFAULT_PROFILE_STEPS := cloud-suites
 BESIDE_THE_FAULTS := faults guest-image
 FULL_PROFILE_STEPS := integration-full molecule-ocfs2 molecule-gfs2
+TIMED := tools/timed-step.sh
+TIMES := echo "make test's phases (wall seconds):"; cat .cache/test-times.txt
 test: deps  ## every test (CI runs it); the steps are listed below
-	rm -f .cache/skipped-legs.txt
-	$(MAKE) -j2 --output-sync=target $(LOCAL_STEPS) cloud-up || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) $(DEFAULT_PROFILE_STEPS) || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) -j2 --output-sync=target $(BESIDE_THE_FAULTS) || { $(MAKE) cloud-down; exit 1; }
-	$(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; exit 1; }
-	for step in $(FULL_PROFILE_STEPS); do $(MAKE) $$step || { $(MAKE) cloud-down; exit 1; }; done
-	$(MAKE) cloud-down
+	rm -f .cache/skipped-legs.txt .cache/test-times.txt
+	$(TIMED) "$(LOCAL_STEPS) + cloud-up" $(MAKE) -j2 --output-sync=target $(LOCAL_STEPS) cloud-up || { $(MAKE) cloud-down; $(TIMES); exit 1; }
+	$(TIMED) "$(DEFAULT_PROFILE_STEPS)" $(MAKE) $(DEFAULT_PROFILE_STEPS) || { $(MAKE) cloud-down; $(TIMES); exit 1; }
+	$(TIMED) "$(BESIDE_THE_FAULTS)" $(MAKE) -j2 --output-sync=target $(BESIDE_THE_FAULTS) || { $(MAKE) cloud-down; $(TIMES); exit 1; }
+	$(TIMED) "cloud-up CLOUD_PROFILE=full" $(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; $(TIMES); exit 1; }
+	for step in $(FULL_PROFILE_STEPS); do $(TIMED) $$step $(MAKE) $$step || { $(MAKE) cloud-down; $(TIMES); exit 1; }; done
+	$(TIMED) cloud-down $(MAKE) cloud-down
+	@$(TIMES)
 	@if [ -s .cache/skipped-legs.txt ]; then echo "make test passed, but these legs did not run here:"; \
 		cat .cache/skipped-legs.txt; else echo "make test passed: every leg ran"; fi
 
