@@ -17,7 +17,9 @@ description:
     are dropped; with O(member), the cluster stack is stopped (C(ocfs2)
     then C(o2cb), or C(dlm) then C(corosync)), GFS2's units are disabled, and the stack's
     configuration is set aside as C(.left), so that a node that joins again later gets a new node
-    ID. For OCFS2 that includes C(/etc/default/o2cb), o2cb's boot switch - without it Debian's o2cb
+    ID (GFS2 - C(corosync.conf), C(dlm.conf), and the ring wait's script and C(dlm.service)
+    drop-in; the drop-in before systemd reads the units again), and the fencing credentials are
+    removed (O(fencing_cloud)). For OCFS2 that includes C(/etc/default/o2cb), o2cb's boot switch - without it Debian's o2cb
     script starts nothing at boot - while its SysV units stay enabled (enabling or disabling one
     runs C(update-rc.d), about 10 s a unit on an emulated guest, and a node that joins again needs
     them enabled). GFS2's corosync and dlm are disabled for systemd only (C(SYSTEMCTL_SKIP_SYSV));
@@ -47,6 +49,14 @@ options:
         away; its cluster stack, if any, serves something else.
     type: bool
     default: true
+  fencing_cloud:
+    description:
+      - The name of the GFS2 fencing identity's entry in C(/etc/openstack/clouds.yaml). With
+        O(member), that file is removed when this entry is all it holds, as the
+        R(multiattach.cloud.clustered_fs,role) role writes it - its password can power off the
+        cluster's servers, so a node that leaves keeps no copy, not even set aside. A file that
+        also holds other clouds is kept and the run warns, naming the entry to remove by hand.
+    type: str
 attributes:
   check_mode:
     support: full
@@ -95,8 +105,16 @@ set_aside:
   type: list
   elements: str
   sample: [/etc/ocfs2/cluster.conf.left, /etc/default/o2cb.left]
+removed:
+  description: The fencing credentials' file, removed (or that would be); empty when none was.
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/openstack/clouds.yaml]
 seconds:
-  description: How long each step took (C(unmount), C(fstab), C(stack), C(set_aside), C(reload)); empty in check mode.
+  description:
+    - How long each step took (C(unmount), C(fstab), C(stack), C(set_aside), C(credentials), C(reload));
+      empty in check mode.
   returned: always
   type: dict
   sample: {"unmount": 4.1, "fstab": 0.1, "stack": 6.2, "set_aside": 0.0, "reload": 2.5}
@@ -117,6 +135,7 @@ class ClusteredFsLeaveModule(CollectionModule):
         DISK_ARGUMENT_SPEC,
         mount_point=dict(type="path", required=True),
         member=dict(type="bool", default=True),
+        fencing_cloud=dict(type="str"),
     )
     module_kwargs = DISK_MODULE_KWARGS
     job = ClusterLeaveChange

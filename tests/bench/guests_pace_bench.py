@@ -401,6 +401,8 @@ def floor_remove_node(lab, fs):
     lab.conn.compute.find_server(JOINING, ignore_missing=False)
     # What clustered_fs_leave stops, disables and sets aside.
     aside = " ".join(cluster_leave.STACK_FILES[fs])
+    # GFS2: the fencing password goes with the node, as clustered_fs_leave removes it.
+    forget = "rm %s; mark credentials" % cluster_leave.FENCING_CLOUDS if fs == "gfs2" else ""
     stop = ""
     if cluster_leave.DISABLED[fs]:
         stop += "SYSTEMCTL_SKIP_SYSV=1 systemctl disable --quiet --no-reload %s\n" % " ".join(
@@ -421,6 +423,7 @@ def floor_remove_node(lab, fs):
         {stop}
         mark stack
         for file in {aside}; do mv "$file" "$file.left"; done; mark set_aside
+        {forget}
         """
     )
     lab.steps.append({"fs": fs, "leave": dict(line.split() for line in said.splitlines())})

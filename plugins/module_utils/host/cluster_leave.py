@@ -29,10 +29,23 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.module import Mo
 # it (O2CB_ENABLED unset) Debian's o2cb script does nothing at boot, and the ocfs2 mounter has no
 # fstab entry left; its SysV units stay enabled, since enabling or disabling one runs update-rc.d
 # (about 10 s a unit on an emulated guest), and a node that joins again needs them enabled.
+# GFS2's dlm.conf, and the ring wait's script and dlm.service drop-in (systemd reads only a
+# drop-in's *.conf, so a .left one is inert) go too: nothing of the cluster starts there again.
 STACK_FILES = {
     "ocfs2": ["/etc/ocfs2/cluster.conf", "/etc/default/o2cb"],
-    "gfs2": ["/etc/corosync/corosync.conf"],
+    "gfs2": [
+        "/etc/corosync/corosync.conf",
+        "/etc/dlm/dlm.conf",
+        "/usr/local/sbin/multiattach-dlm-ring-wait",
+        "/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",
+    ],
 }
+# Set aside before systemd reads its units again, so that it forgets them in that same reload.
+UNIT_FILES = ("/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",)
+# The fencing identity's password may power off any server of the project: a node that leaves
+# keeps no copy of it (not even set aside). The role writes this file with that one entry.
+FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
+CLOUD_ENTRY = re.compile(r"^  (\S[^:\n]*):\s*$", re.MULTILINE)
 FSTAB = "/etc/fstab"
 # The units stop in this order: the fstab mounter before o2cb, dlm before corosync.
 STOP_ORDER = {"ocfs2": ["ocfs2", "o2cb"], "gfs2": ["dlm", "corosync"]}
@@ -61,8 +74,11 @@ class ClusterLeaveChange(Change):
         cluster_name,
         mount_point,
         member,
+        fencing_cloud=None,
         fstab=FSTAB,
         stack_files=None,
+        unit_files=UNIT_FILES,
+        fencing_clouds=FENCING_CLOUDS,
     ):
         self.run_command = run_command
         self.volume_id = volume_id
@@ -73,6 +89,9 @@ class ClusterLeaveChange(Change):
         self.member = member
         self.fstab = fstab
         self.stack_files = stack_files or STACK_FILES[filesystem]
+        self.unit_files = unit_files
+        self.fencing_cloud = fencing_cloud
+        self.fencing_clouds = fencing_clouds
         self.seconds = {}
 
     def read(self):
@@ -92,7 +111,18 @@ class ClusterLeaveChange(Change):
             if self.member
             else {},
             files_kept=[path for path in self.stack_files if os.path.exists(path)],
+            fencing_clouds=self.read_fencing_clouds() if self.member else None,
         )
+
+    def read_fencing_clouds(self):
+        """The cloud entries' names in the fencing credentials' file; None when there is none."""
+        if not self.fencing_cloud:
+            return None
+        try:
+            with open(self.fencing_clouds) as handle:
+                return CLOUD_ENTRY.findall(handle.read())
+        except FileNotFoundError:
+            return None
 
     def plan(self, current):
         if current["users"]:
@@ -120,6 +150,24 @@ class ClusterLeaveChange(Change):
             if current["services"].get(unit, {}).get("enabled")
         ]
         set_aside = current["files_kept"] if self.member else []
+        units_aside = [path for path in set_aside if path in self.unit_files]
+        entries = current.get("fencing_clouds") or []
+        # Only the file as the role writes it goes; one that also holds other clouds is the
+        # operator's, named in a warning rather than edited without a YAML parser.
+        credentials = [self.fencing_clouds] if entries == [self.fencing_cloud] else []
+        warnings = (
+            [
+                "%s holds the fencing identity %s and other clouds (%s), so it was kept: remove "
+                "that entry by hand, since its password can power off the cluster's servers"
+                % (
+                    self.fencing_clouds,
+                    self.fencing_cloud,
+                    ", ".join(sorted(set(entries) - {self.fencing_cloud})),
+                )
+            ]
+            if self.fencing_cloud in entries and not credentials
+            else []
+        )
         steps = []
         if targets:
             steps.append(
@@ -135,30 +183,43 @@ class ClusterLeaveChange(Change):
             steps.append(
                 self.timed("fstab", "drop %d fstab lines" % len(dropped), self.drop_lines, dropped)
             )
-        reload = bool(dropped or to_disable)
-        if to_stop or to_disable:
+        reload = bool(dropped or to_disable or units_aside)
+        stack_step = bool(to_stop or to_disable)
+        if stack_step:
             steps.append(
                 self.timed(
                     "stack",
-                    "stop %s; disable %s%s"
+                    "stop %s; disable %s%s%s"
                     % (
                         ", ".join(to_stop) or "none",
                         ", ".join(to_disable) or "none",
+                        "; set aside %s" % ", ".join(units_aside) if units_aside else "",
                         "; systemctl daemon-reload meanwhile" if reload else "",
                     ),
                     self.stop_stack,
                     to_stop,
                     to_disable,
                     reload,
+                    units_aside,
                 )
             )
-        if set_aside:
+        rest_aside = [p for p in set_aside if not (stack_step and p in units_aside)]
+        if rest_aside:
             steps.append(
                 self.timed(
-                    "set_aside", "set aside " + ", ".join(set_aside), self.set_aside, set_aside
+                    "set_aside", "set aside " + ", ".join(rest_aside), self.set_aside, rest_aside
                 )
             )
-        if reload and not (to_stop or to_disable):
+        if credentials:
+            steps.append(
+                self.timed(
+                    "credentials",
+                    "remove %s (the fencing identity's password)" % credentials[0],
+                    os.remove,
+                    credentials[0],
+                )
+            )
+        if reload and not stack_step:
             steps.append(self.timed("reload", "systemctl daemon-reload", self.reload_systemd))
         kept = [line for line in current["fstab"].splitlines() if line not in dropped]
         return Plan(
@@ -171,8 +232,10 @@ class ClusterLeaveChange(Change):
                 stopped=to_stop,
                 disabled=to_disable,
                 set_aside=[path + ".left" for path in set_aside],
+                removed=credentials,
                 seconds={},
             ),
+            warnings=warnings,
             header=self.fstab,
         )
 
@@ -210,7 +273,8 @@ class ClusterLeaveChange(Change):
         mode = "%04o" % (os.stat(self.fstab).st_mode & 0o7777)
         write_file(self.fstab, "".join(kept), mode, directory_mode=None)
 
-    def stop_stack(self, to_stop, to_disable, reload):
+    def stop_stack(self, to_stop, to_disable, reload, units_aside=()):
+        self.set_aside(units_aside)
         if to_disable:
             # For systemd only: their Debian SysV scripts, shadowed by the native units, keep
             # their links (update-rc.d costs about 5 s a unit on an emulated guest).

@@ -174,3 +174,135 @@ def test_gfs2_units_are_disabled_first_and_systemd_reloads_while_they_stop(tmp_p
     assert reload[0] < stop[1] and stop[0] < reload[1], "the two overlap"
     assert systemctl.spans["disable"][1] <= min(stop[0], reload[0])
     assert set(leave.seconds) >= {"stack", "reload"}
+
+
+FENCING_FILE = """clouds:
+  multiattach-fencing-lab:
+    auth:
+      auth_url: http://192.0.2.1:5000/v3
+      password: not-this-one
+      username: multiattach-fencing-lab
+    identity_api_version: 3
+"""
+
+
+def gfs2_leave(tmp_path, systemctl, fencing_text=FENCING_FILE, member=True):
+    """A GFS2 member's leave over files in TMP_PATH, with its stack files and fencing file."""
+    stack = {name: tmp_path / name for name in ("corosync.conf", "dlm.conf", "ring-wait")}
+    drop_in = tmp_path / "dlm.service.d" / "multiattach-ring-wait.conf"
+    drop_in.parent.mkdir()
+    for path in list(stack.values()) + [drop_in]:
+        path.write_text("# Written by multiattach.cloud.clustered_fs\n")
+    fencing = tmp_path / "clouds.yaml"
+    fencing.write_text(fencing_text)
+    (tmp_path / "fstab").write_text(FSTAB)
+    leave = cluster_leave.ClusterLeaveChange(
+        systemctl,
+        volume_id=None,
+        device=str(tmp_path / "no-disk"),
+        filesystem="gfs2",
+        cluster_name="lab",
+        mount_point="/srv/shared",
+        member=member,
+        fencing_cloud="multiattach-fencing-lab",
+        fstab=str(tmp_path / "fstab"),
+        stack_files=[str(p) for p in stack.values()] + [str(drop_in)],
+        unit_files=(str(drop_in),),
+        fencing_clouds=str(fencing),
+    )
+    return leave, stack, drop_in, fencing
+
+
+class GFS2Systemctl(FakeSystemctl):
+    """A node whose corosync and dlm run and start at boot; records whether the drop-in was
+    still in place when systemd was told to read its units again."""
+
+    def __init__(self, drop_in=None):
+        super().__init__()
+        self.drop_in = drop_in
+        self.drop_in_at_reload = None
+
+    def __call__(self, argv):
+        if argv[:2] == ["systemctl", "show"]:
+            self.ran.append(argv)
+            return (
+                0,
+                "Id=corosync.service\nActiveState=active\n\nId=dlm.service\nActiveState=active\n",
+                "",
+            )
+        if argv[-1] == "daemon-reload":
+            self.drop_in_at_reload = self.drop_in.exists()
+        return super().__call__(argv)
+
+
+def test_a_gfs2_member_sets_aside_all_its_stack_files_and_removes_the_fencing_password(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(cluster_leave.os.path, "isdir", lambda path: True)
+    systemctl = GFS2Systemctl()
+    leave, stack, drop_in, fencing = gfs2_leave(tmp_path, systemctl)
+    systemctl.drop_in = drop_in
+
+    done = leave.run(check_mode=False)
+
+    assert done["changed"] and done["removed"] == [str(fencing)]
+    assert not fencing.exists(), "no copy of the fencing password stays, not even set aside"
+    assert not list(tmp_path.glob("clouds.yaml*"))
+    for path in list(stack.values()) + [drop_in]:
+        assert not path.exists() and path.with_name(path.name + ".left").exists(), path
+    assert systemctl.drop_in_at_reload is False, "systemd forgets the drop-in in the same reload"
+    assert sorted(done["set_aside"]) == sorted(
+        str(p) + ".left" for p in list(stack.values()) + [drop_in]
+    )
+    assert "credentials" in done["seconds"] and not done.get("warnings")
+
+
+def test_a_gfs2_leave_in_check_mode_names_the_password_file_and_touches_nothing(tmp_path):
+    systemctl = GFS2Systemctl()
+    leave, stack, drop_in, fencing = gfs2_leave(tmp_path, systemctl)
+
+    done = leave.run(check_mode=True)
+
+    assert done["changed"] and done["removed"] == [str(fencing)]
+    assert fencing.read_text() == FENCING_FILE and drop_in.exists()
+    assert all(path.exists() for path in stack.values())
+    assert not any(
+        argv[1] in ("stop", "disable", "daemon-reload") for argv in systemctl.ran if len(argv) > 1
+    )
+
+
+def test_a_fencing_file_that_holds_other_clouds_is_kept_with_a_warning(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_leave.os.path, "isdir", lambda path: True)
+    shared = FENCING_FILE + "  operators-own:\n    auth:\n      password: theirs\n"
+    systemctl = GFS2Systemctl()
+    leave, unused, drop_in, fencing = gfs2_leave(tmp_path, systemctl, fencing_text=shared)
+    systemctl.drop_in = drop_in
+
+    done = leave.run(check_mode=False)
+
+    assert done["removed"] == [] and fencing.read_text() == shared
+    assert len(done["warnings"]) == 1
+    warning = done["warnings"][0]
+    assert "multiattach-fencing-lab" in warning and "operators-own" in warning
+    assert "not-this-one" not in warning and "theirs" not in warning
+
+
+def test_a_node_outside_the_cluster_keeps_the_fencing_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_leave.os.path, "isdir", lambda path: True)
+    systemctl = GFS2Systemctl()
+    leave, _stack, drop_in, fencing = gfs2_leave(tmp_path, systemctl, member=False)
+    systemctl.drop_in = drop_in
+
+    done = leave.run(check_mode=False)
+
+    assert done["removed"] == [] and fencing.exists() and drop_in.exists()
+
+
+def test_a_gfs2_node_that_left_already_has_nothing_to_do(tmp_path):
+    systemctl = GFS2Systemctl()
+    leave, _stack, _drop_in, fencing = gfs2_leave(tmp_path, systemctl)
+    fencing.unlink()
+    gone = state(kept=())
+    gone["fstab"] = "UUID=abc / ext4 defaults 0 1\n"
+    gone["fencing_clouds"] = leave.read_fencing_clouds()
+    assert gone["fencing_clouds"] is None and leave.plan(gone).steps == []
