@@ -1,7 +1,8 @@
 """A dataset published to three of Nova's guests (full profile): playbooks/publish_dataset.yml
 writes a version from one server alone, flags it read-only and hands it to the readers, which
 mount it read-only; a write from a reader fails and the disk stays byte-identical; a new
-version is published and every reader ends on it. The domains are read through libvirt-python,
+version is published two readers at a time while a process on one reader still reads the old
+one, which stays attached to that reader alone until a re-run, and every reader ends on it. The domains are read through libvirt-python,
 the guests' view from inside them. The figures go to .cache/bench/dataset.json."""
 
 import hashlib
@@ -97,9 +98,12 @@ def content(directory, version):
     return {relative: hashlib.sha256(data).hexdigest() for relative, data in files.items()}
 
 
-def publish(tmp_path, readers, name, version, check=False, serial=1, source_volume=None):
+def publish(
+    tmp_path, readers, name, version, check=False, serial=1, source_volume=None, fails_on=None
+):
     """Run the playbook for VERSION: written from a new directory by the first reader, or a copy
-    of SOURCE_VOLUME; (the files' sums, its seconds, its task results)."""
+    of SOURCE_VOLUME; (the files' sums, its seconds, its task results). FAILS_ON: the one host
+    whose failure the run must end with (the others succeed)."""
     variables = {
         "dataset_name": name,
         "dataset_version": version,
@@ -128,6 +132,11 @@ def publish(tmp_path, readers, name, version, check=False, serial=1, source_volu
     )
     seconds = time.monotonic() - started
     failed = [r for r in results if r.get("failed")]
+    if fails_on:
+        assert completed.returncode != 0 and {r["_host"] for r in failed} == {fails_on}, (
+            failed or completed.stdout[-3000:]
+        )
+        return sums, seconds, results
     assert completed.returncode == 0 and not failed, (
         failed or completed.stdout[-3000:],
         completed.stderr[-3000:],
@@ -233,10 +242,39 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
     )
     assert guests.ssh(readers[0], "findmnt /mnt/intruder").returncode != 0
 
-    sums2, figures["publish_v2_readers_one_by_one_seconds"], unused = publish(
+    # v2 goes to two readers at a time while a process on reader 1 still reads v1: that reader
+    # cannot let v1 go, and v1 must stay attached to it (a detach under its mount would fail
+    # every read), while the others are moved and let go of v1.
+    busy = readers[1]
+    holder = guests.ssh(
+        busy,
+        "cd /srv/datasets/%s/v1 && (setsid sleep 900 </dev/null >/dev/null 2>&1 &) && "
+        "sleep 0.5 && readlink /proc/$(pgrep -xf 'sleep 900')/cwd" % dataset,
+    )
+    assert holder.stdout.strip() == "/srv/datasets/%s/v1" % dataset, holder
+    sums2, figures["publish_v2_two_readers_at_a_time_one_busy_seconds"], moved = publish(
+        tmp_path, readers, dataset, "v2", serial=2, fails_on=busy.name
+    )
+    [refused] = [r for r in moved if r.get("failed")]
+    assert "unmount /srv/datasets/%s/v1" % dataset in refused["msg"], refused["msg"]
+    [kept] = [
+        r for r in moved if r["_task"] == "Warn of the earlier versions that servers still hold"
+    ]
+    assert "%s-v1 by %s" % (dataset, busy.name) in kept["msg"], kept["msg"]
+    v2 = volume_of(admin_cloud, dataset, "v2")
+    assert [a["server_id"] for a in admin_cloud.block_storage.get_volume(v1.id).attachments] == [
+        busy.id
+    ]
+    assert guests.ssh(busy, "findmnt /srv/datasets/%s/v1" % dataset).returncode == 0
+    assert guests.ssh(busy, "pkill -xf 'sleep 900'").returncode == 0
+
+    # A re-run finishes it: only the busy reader and the detach of v1 change anything.
+    unused, figures["rerun_v2_after_the_busy_reader_seconds"], rerun = publish(
         tmp_path, readers, dataset, "v2"
     )
-    v2 = volume_of(admin_cloud, dataset, "v2")
+    changed = {(r["_host"], r["_task"]) for r in rerun if r.get("changed")}
+    assert {host for host, unused in changed} == {busy.name, "localhost"}, changed
+    assert ("localhost", "Detach each earlier version from the readers that let it go") in changed
     for server in readers:
         files, where = reader_sums(server, dataset)
         assert files == sums2 and where == "/srv/datasets/%s/v2" % dataset
@@ -250,9 +288,6 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
         assert mounted.stdout.strip().endswith("v1-gone")
     assert admin_cloud.block_storage.get_volume(v1.id).attachments == []
     assert len(admin_cloud.block_storage.get_volume(v2.id).attachments) == 3
-
-    unused, figures["rerun_v2_seconds"], rerun = publish(tmp_path, readers, dataset, "v2")
-    assert [r["_task"] for r in rerun if r.get("changed")] == []
 
     # Check mode of a version not made yet: says what it would make, makes nothing.
     checked = publish(tmp_path, readers, dataset, "v3", check=True)[2]
