@@ -17,6 +17,7 @@ recognised, and process titles that uWSGI and oslo.service rewrite do not matter
 """
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -217,7 +218,9 @@ def stop(args):
             )
             signal_group(rec["pid"], signal.SIGKILL)
     for rec in chosen:
-        os.unlink(pid_file(args.run_dir, rec["name"]))
+        # Another stop (a failed step's own cloud-down, an operator's) may have removed it.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(pid_file(args.run_dir, rec["name"]))
         print("%s: stopped" % rec["name"])
     return 0
 
