@@ -53,8 +53,8 @@ PROCS := $(LAB) $(PYTHON) procs --run-dir $(LOCAL_CLOUD_STATE)/run
 help:  ## this list
 	@awk '/^## /{print substr($$0, 4); next} /^[a-z][a-zA-Z0-9%-]*:.*## /{split($$0, d, "## "); \
 		t = $$0; sub(/:.*/, "", t); printf "  make %-26s %s\n", t, d[2]}' $(MAKEFILE_LIST)
-	@echo "make test runs, in this order: $(LOCAL_STEPS) (while the default cloud starts);"
-	@echo "  on the default cloud: $(DEFAULT_PROFILE_STEPS), then $(BESIDE_THE_FAULTS) at once;"
+	@echo "make test runs, in this order, on the default cloud: $(DEFAULT_PROFILE_STEPS), then"
+	@echo "  $(BESIDE_THE_FAULTS), two at once (the fault tests beside the rest);"
 	@echo "  on the full profile: $(FULL_PROFILE_STEPS). Each runs alone as well."
 
 ## Installs:
@@ -158,20 +158,22 @@ demo: cloud-base  ## the local cloud up, the collection's playbooks run against 
 # pytest exits 5 when it ran no test; make stops on any non-zero exit, so
 # "no tests ran" fails the build instead of passing silently.
 
-# The cloud goes up once for the four steps of the default profile, once more in the full
+# The cloud goes up once for the steps of the default profile, once more in the full
 # profile for integration-full and molecule; each step also runs alone (tools/with-cloud.sh).
 # The parts of make test, written once: the recipe runs them and `make help` lists them. Work
-# that mostly waits runs beside work that mostly computes: the default cloud starts while the
-# local steps run; the guest image is built while the fault tests wait out RPC timeouts.
+# that mostly waits runs beside work that mostly computes: the venvs install two at once; the
+# local steps (no cloud) and the guest image run beside the fault tests, which mostly wait out
+# RPC timeouts. Each phase's wall seconds and CPU share are printed at the end.
 LOCAL_STEPS := unit sanity lint unit-newest sanity-newest
 DEFAULT_PROFILE_STEPS := cloud-suites
-BESIDE_THE_FAULTS := faults guest-image
+BESIDE_THE_FAULTS := faults guest-image $(LOCAL_STEPS)
 FULL_PROFILE_STEPS := integration-full molecule-ocfs2 molecule-gfs2
 TIMED := tools/timed-step.sh
-TIMES := echo "make test's phases (wall seconds):"; cat .cache/test-times.txt
-test: deps  ## every test (CI runs it); the steps are listed below
+TIMES := echo "make test's phases:"; cat .cache/test-times.txt
+test:  ## every test (CI runs it); the steps are listed below
 	rm -f .cache/skipped-legs.txt .cache/test-times.txt
-	$(TIMED) "$(LOCAL_STEPS) + cloud-up" $(MAKE) -j2 --output-sync=target $(LOCAL_STEPS) cloud-up || { $(MAKE) cloud-down; $(TIMES); exit 1; }
+	$(TIMED) "deps (two at once)" $(MAKE) -j2 deps newest-deps $(OSCLOUD_VENV)/.installed || { $(TIMES); exit 1; }
+	$(TIMED) cloud-up $(MAKE) cloud-up || { $(MAKE) cloud-down; $(TIMES); exit 1; }
 	$(TIMED) "$(DEFAULT_PROFILE_STEPS)" $(MAKE) $(DEFAULT_PROFILE_STEPS) || { $(MAKE) cloud-down; $(TIMES); exit 1; }
 	$(TIMED) "$(BESIDE_THE_FAULTS)" $(MAKE) -j2 --output-sync=target $(BESIDE_THE_FAULTS) || { $(MAKE) cloud-down; $(TIMES); exit 1; }
 	$(TIMED) "cloud-up CLOUD_PROFILE=full" $(MAKE) cloud-up CLOUD_PROFILE=full || { $(MAKE) cloud-down; $(TIMES); exit 1; }
