@@ -4,15 +4,18 @@
     register.py compute SPEC    flavors (needs nova-api)
     register.py image SPEC      images (needs glance-api)
     register.py guest -         the full profile's guest network and guest image (SPEC on
-                                stdin: network, physnet, cidr, image_dir, image)
+                                stdin: network, physnet, cidr, host_address, image_dir,
+                                image)
 
-Idempotent: what exists is left as it is. Reads a JSON description of what to
+Idempotent: what exists is left as it is (but the guest subnet's allocation pools, which
+must leave out this machine's address). Reads a JSON description of what to
 register from SPEC, and clouds.yaml (through
 OS_CLIENT_CONFIG_FILE) for the admin cloud that `keystone-manage bootstrap`
 made. Prints a JSON summary of what it created.
 """
 
 import hashlib
+import ipaddress
 import json
 import os
 import subprocess
@@ -134,9 +137,20 @@ def wait_for_macvtap_agent(conn):
         time.sleep(1)
 
 
+def guest_pools(cidr, host_address):
+    """The subnet's allocation pools: every address of CIDR but this machine's own, which a
+    subnet without a gateway would otherwise hand to a guest (and SSH to it reach this machine)."""
+    network = ipaddress.ip_network(cidr)
+    host = ipaddress.ip_address(host_address)
+    first, last = network.network_address + 1, network.broadcast_address - 1
+    ranges = [(first, host - 1), (host + 1, last)] if first <= host <= last else [(first, last)]
+    return [{"start": str(a), "end": str(b)} for a, b in ranges if a <= b]
+
+
 def register_guest_network(conn, spec, created):
     """A shared flat provider network on the macvtap agent's physical network, no DHCP:
-    guests take their address from the config drive."""
+    guests take their address from the config drive. This machine's address on it is kept out
+    of the subnet's pools."""
     network = conn.network.find_network(spec["network"])
     if network is None:
         network = conn.network.create_network(
@@ -146,7 +160,9 @@ def register_guest_network(conn, spec, created):
             provider_physical_network=spec["physnet"],
         )
         created.append("network " + spec["network"])
-    if not list(conn.network.subnets(network_id=network.id)):
+    pools = guest_pools(spec["cidr"], spec["host_address"])
+    subnets = list(conn.network.subnets(network_id=network.id))
+    if not subnets:
         conn.network.create_subnet(
             name=spec["network"] + "-v4",
             network_id=network.id,
@@ -154,8 +170,13 @@ def register_guest_network(conn, spec, created):
             cidr=spec["cidr"],
             gateway_ip=None,
             is_dhcp_enabled=False,
+            allocation_pools=pools,
         )
         created.append("subnet of " + spec["network"])
+    for subnet in subnets:
+        if subnet.allocation_pools != pools:
+            conn.network.update_subnet(subnet, allocation_pools=pools)
+            created.append("allocation pools of " + subnet.name)
 
 
 def sha512_of(path):
