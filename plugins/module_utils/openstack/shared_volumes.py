@@ -127,7 +127,11 @@ class SharedVolumesChange(Change):
         # the path to the first write. Cinder's versions are read once, in this thread,
         # while the listing runs (each volume's thread would otherwise read them itself).
         self.conn.authorize()
-        type_names = sorted({entry["volume_type"] for entry in self.entries})
+        # An entry without volume_type keeps its volume's own type (VolumeChange checks that
+        # it is multiattach); one that must be made without it is refused by its plan.
+        type_names = sorted(
+            {entry["volume_type"] for entry in self.entries if entry["volume_type"]}
+        )
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=min(MAX_THREADS, 1 + len(type_names) + len(self.entries))
         ) as pool:
@@ -163,7 +167,8 @@ class SharedVolumesChange(Change):
                 self.types[type_name] = check.result()
         planned = {}
         for entry in self.entries:
-            if entry["volume_type"] not in self.types or entry["name"] in unresolved:
+            unchecked = entry["volume_type"] and entry["volume_type"] not in self.types
+            if unchecked or entry["name"] in unresolved:
                 continue
             read = volume_reads[entry["name"]]
             error = read.exception()

@@ -188,3 +188,22 @@ def test_an_unknown_server_of_a_volume_that_exists_is_named_once():
         change(conn, [entry("a", ["node-0", "node-9"])]).run(check_mode=False)
     assert failure.value.msg == "nothing was changed: volume a: no server named or with ID node-9"
     assert conn.block_storage.writes == []
+
+
+def test_a_volume_that_exists_needs_no_type_or_size_to_be_detached_from_some_servers():
+    volume = volume_in_use(
+        "a",
+        [{"server_id": "s0", "attachment_id": "x0"}, {"server_id": "s1", "attachment_id": "x1"}],
+    )
+    conn = cloud([volume])
+    planning = change(conn, [entry("a", ["s1"], volume_type=None, size=None, exclusive=True)])
+    planned = planning.plan(planning.read())
+    assert conn.block_storage.type_reads == 0
+    assert planned.result["volumes"][0]["detached"] == ["s0"]
+
+
+def test_a_volume_to_make_without_a_type_is_refused_naming_it():
+    conn = cloud()
+    with pytest.raises(ModuleFailure, match=r"volume 'a' does not exist, and creating it needs "):
+        change(conn, [entry("a", ["node-0"], volume_type=None)]).run(check_mode=False)
+    assert conn.block_storage.writes == []
