@@ -19,6 +19,10 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_nod
     find_disk,
     service_states,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_records import (
+    FENCING_CLOUDS,
+    cloud_names,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
     device_mounts,
@@ -43,9 +47,7 @@ STACK_FILES = {
 # Set aside before systemd reads its units again, so that it forgets them in that same reload.
 UNIT_FILES = ("/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",)
 # The fencing identity's password may power off any server of the project: a node that leaves
-# keeps no copy of it (not even set aside). The role writes this file with that one entry.
-FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
-CLOUD_ENTRY = re.compile(r"^  (\S[^:\n]*):\s*$", re.MULTILINE)
+# keeps no copy of it (not even set aside). The role writes FENCING_CLOUDS with that one entry.
 FSTAB = "/etc/fstab"
 # The units stop in this order: the fstab mounter before o2cb, dlm before corosync.
 STOP_ORDER = {"ocfs2": ["ocfs2", "o2cb"], "gfs2": ["dlm", "corosync"]}
@@ -116,13 +118,7 @@ class ClusterLeaveChange(Change):
 
     def read_fencing_clouds(self):
         """The cloud entries' names in the fencing credentials' file; None when there is none."""
-        if not self.fencing_cloud:
-            return None
-        try:
-            with open(self.fencing_clouds) as handle:
-                return CLOUD_ENTRY.findall(handle.read())
-        except FileNotFoundError:
-            return None
+        return cloud_names(self.fencing_clouds) if self.fencing_cloud else None
 
     def plan(self, current):
         if current["users"]:

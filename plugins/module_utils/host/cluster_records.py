@@ -32,6 +32,7 @@ PROC_SYS_KERNEL = "/proc/sys/kernel"
 HIGHEST_ID = re.compile(r"^#.*node IDs given so far run up to (?P<id>[0-9]+)", re.MULTILINE)
 DMI = "/sys/class/dmi/id"
 FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
+CLOUD_ENTRY = re.compile(r"^  (\S[^:\n]*):\s*$", re.MULTILINE)
 
 
 def _read(path):
@@ -125,6 +126,16 @@ def has_cloud(name, path=FENCING_CLOUDS):
         if name
         else False
     )
+
+
+def cloud_names(path=FENCING_CLOUDS):
+    """The names of the clouds in clouds.yaml at PATH, as the role writes it (two-space indent;
+    read as text: no YAML parser needed); None when there is no such file."""
+    try:
+        with open(path) as handle:
+            return CLOUD_ENTRY.findall(handle.read())
+    except FileNotFoundError:
+        return None
 
 
 def authkey_digest(path=COROSYNC_AUTHKEY):
