@@ -7,7 +7,8 @@
 #   build-image.sh OUTPUT_DIR PUBLIC_KEY_FILE
 #
 # Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img, and OUTPUT_DIR/built-<first 12 hex of the
-# sha1 of this script followed by config_drive_apply.py>: the caller rebuilds when either changed.
+# sha1 of this script, config_drive_apply.py and ansiballz_bytecode_cache.py, in that order>:
+# the caller rebuilds when one changed.
 set -euo pipefail
 out=$1
 public_key=$2
@@ -101,6 +102,13 @@ RemainAfterExit=yes
 WantedBy=multi-user.target
 UNIT
 chroot "$root" systemctl enable config-drive-apply > /dev/null 2>&1
+# Every Ansible module run in the guest would compile its module_utils again (zipimport keeps
+# no bytecode): about 0.8 s of each run under TCG. ansiballz_bytecode_cache.py keeps it.
+install -m 0644 "$(dirname "$0")/ansiballz_bytecode_cache.py" "$root/usr/lib/python3/dist-packages/"
+echo "import ansiballz_bytecode_cache; ansiballz_bytecode_cache.install()" \
+    > "$root/usr/lib/python3/dist-packages/ansiballz_bytecode_cache.pth"
+chroot "$root" python3 -m py_compile /usr/lib/python3/dist-packages/ansiballz_bytecode_cache.py
+install -d -m 0700 "$root/var/cache/ansiballz-bytecode"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
 
 cp "$root/boot/vmlinuz-$version" "$out/vmlinuz.tmp"
@@ -111,5 +119,6 @@ mv "$out/vmlinuz.tmp" "$out/vmlinuz"
 mv "$out/initrd.img.tmp" "$out/initrd.img"
 mv "$out/root.raw.tmp" "$out/root.raw"
 rm -f "$out"/built-*
-touch "$out/built-$(cat "$0" "$(dirname "$0")/config_drive_apply.py" | sha1sum | cut -c1-12)"
+touch "$out/built-$(cat "$0" "$(dirname "$0")/config_drive_apply.py" "$(dirname "$0")/ansiballz_bytecode_cache.py" \
+    | sha1sum | cut -c1-12)"
 echo "built $out/root.raw with kernel $version"
