@@ -164,7 +164,7 @@ demo: cloud-base  ## the local cloud up, the collection's playbooks run against 
 # that mostly waits runs beside work that mostly computes: the venvs install two at once; the
 # local steps (no cloud) and the guest image run beside the fault tests, which mostly wait out
 # RPC timeouts. Each phase's wall seconds and CPU share are printed at the end.
-LOCAL_STEPS := unit sanity lint unit-newest sanity-newest
+LOCAL_STEPS := unit sanity lint unit-newest sanity-newest integration-local
 DEFAULT_PROFILE_STEPS := cloud-suites
 BESIDE_THE_FAULTS := faults guest-image $(LOCAL_STEPS)
 FULL_PROFILE_STEPS := integration-full molecule-ocfs2 molecule-gfs2
@@ -265,7 +265,7 @@ WITH_CLOUD := tools/with-cloud.sh
 # SUITE_MARK: a pytest -m expression for the three suites below (cloud-suites sets it; empty
 # runs every test).
 SUITE_MARK ?=
-# INTEGRATION_TESTS: the pytest arguments naming the tests (cloud-suites runs two halves at once).
+# INTEGRATION_TESTS: the pytest arguments naming the tests (cloud-suites runs three parts at once).
 INTEGRATION_TESTS ?= tests/integration
 integration: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD)  ## the modules, roles and playbooks against the local cloud
 	$(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(INTEGRATION_TESTS)
@@ -277,6 +277,13 @@ MODULE_TESTS := tests/integration/test_volume_type.py tests/integration/test_vol
 integration-oldest-sdk: deps $(OSCLOUD_VENV)/.installed  ## the module tests with openstacksdk 4.14.0
 	MULTIATTACH_MODULE_VENV=$(OSCLOUD_VENV) $(WITH_CLOUD) $(VENV)/bin/pytest -m "$(SUITE_MARK)" $(MODULE_TESTS)
 
+# The integration tests that need no running cloud (the clustered_fs role on loop disks of this
+# host; ini_settings' files, read back with the cloud venv's oslo.config): make test runs them
+# beside the fault tests, whose CPU is half idle, instead of in the CPU-bound cloud suites.
+INTEGRATION_LOCAL_TESTS := tests/integration/test_role_clustered_fs.py tests/integration/test_ini_settings.py
+integration-local: deps  ## the integration tests that need no running cloud (clustered_fs on loop disks, ini_settings)
+	$(VENV)/bin/pytest $(INTEGRATION_LOCAL_TESTS)
+
 # Bad input, secrets, concurrency.
 FAULT_TESTS := tests/reliability/test_faults.py
 reliability: deps  ## bad input, secrets (-vvv, property-based), concurrency
@@ -285,10 +292,9 @@ reliability: deps  ## bad input, secrets (-vvv, property-based), concurrency
 # make test's way to run the three suites above: at once (they mostly wait on the cloud's
 # API), then their tests marked serial (they count the requests the whole cloud serves, list
 # all of it or switch its policy) alone, one suite after another. Logs in .cache/suites.
-# The integration tests run at once in two halves, the roles' (they mostly work on this host)
-# and the rest (they mostly wait on the APIs; the playbooks' among them since the module tests
-# left this half, which made the roles' half the tail at 512 s against 317 s): one long suite
-# was the tail that ran alone for six minutes.
+# The integration tests run at once in three parts, the roles' (they mostly work on this host),
+# the playbooks' and the rest (they mostly wait on the APIs): one long suite was the tail that
+# ran alone for six minutes. Those that need no running cloud are integration-local's.
 # The module tests run at both ends of the matrix, ansible-core 2.19 with openstacksdk 4.14.0
 # (integration-oldest-sdk) and the newest ansible-core with the newest openstacksdk
 # (integration-newest); the middle pair, 2.19 with the newest openstacksdk, is what every other
@@ -297,13 +303,16 @@ reliability: deps  ## bad input, secrets (-vvv, property-based), concurrency
 # leg (no Python 3.12+), integration-apis runs them as before.
 APIS_LEFT_TO_THE_LEGS := $(if $(NEWEST_PYTHON),$(MODULE_TESTS))
 CLOUD_SUITES := integration integration-oldest-sdk integration-newest reliability
-INTEGRATION_HOST_TESTS := $(sort $(wildcard tests/integration/test_role_*.py)) \
-	tests/integration/test_libvirt_shareable_disk.py tests/integration/test_ini_settings.py \
-	tests/integration/test_collection_packaging.py
+# The playbooks' tests run as a suite of their own: with the rest of the APIs' half they made it
+# the tail, 714 s against 591-607 s for the others (fresh-clone run of 2026-11-27).
+INTEGRATION_HOST_TESTS := $(filter-out $(INTEGRATION_LOCAL_TESTS),$(sort $(wildcard tests/integration/test_role_*.py))) \
+	tests/integration/test_libvirt_shareable_disk.py tests/integration/test_collection_packaging.py
+INTEGRATION_PLAYBOOK_TESTS := tests/integration/test_playbooks.py
 AT_ONCE := "integration-hosts=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='$(INTEGRATION_HOST_TESTS)'" \
-	"integration-apis=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='tests/integration $(addprefix --ignore=,$(INTEGRATION_HOST_TESTS) $(APIS_LEFT_TO_THE_LEGS))'" \
+	"integration-playbooks=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='$(INTEGRATION_PLAYBOOK_TESTS)'" \
+	"integration-apis=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='tests/integration $(addprefix --ignore=,$(INTEGRATION_HOST_TESTS) $(INTEGRATION_LOCAL_TESTS) $(INTEGRATION_PLAYBOOK_TESTS) $(APIS_LEFT_TO_THE_LEGS))'" \
 	$(foreach suite,$(filter-out integration,$(CLOUD_SUITES)),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'")
-cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD) newest-deps  ## integration (in two halves), integration-oldest-sdk, integration-newest and reliability at once, then their serial tests
+cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD) newest-deps  ## integration (in three parts), integration-oldest-sdk, integration-newest and reliability at once, then their serial tests
 	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites --at-once $(AT_ONCE) \
 		--then $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
 
