@@ -112,20 +112,26 @@ deps: .stamps/apt $(VENV)/.installed $(CLOUD_VENV)/.installed $(COLLECTION_LINK)
 ## The local cloud:
 # --- the local cloud -----------------------------------------------------------
 
+# A recipe line that names $(MAKE) itself runs even under `make -n` (GNU make's rule for a
+# recursive make), and each of these lines would start the cloud to reach its failure path:
+# the lines name these variables instead, so that `make -n` only prints them.
+STOP_THE_CLOUD = $(MAKE) cloud-down
+BENCH_ON_CLOUD = $(MAKE) --no-print-directory bench-on-cloud
+
 # The base cloud starts with multiattach off; the switch is the collection's
 # own cinder_multiattach role (tools/local_cloud/multiattach_switch.yml).
 # A cloud that fails to come up is stopped again: nothing is left running.
 cloud-base: deps $(if $(filter full,$(CLOUD_PROFILE)),.stamps/apt-full guest-image)  ## the local cloud, multiattach still off (as up.yml leaves it)
-	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml || { $(MAKE) cloud-down; exit 1; }
+	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/up.yml || { $(STOP_THE_CLOUD); exit 1; }
 
 cloud-up: cloud-base  ## the local cloud up, multiattach switched by cinder_multiattach (MULTIATTACH=on|off; CLOUD_PROFILE=full adds Ceph, RBD, a libvirt nova-compute)
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/multiattach_switch.yml \
 		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true) \
-		|| { $(MAKE) cloud-down; exit 1; }
+		|| { $(STOP_THE_CLOUD); exit 1; }
 ifeq ($(CLOUD_PROFILE),full)
 	ansible-playbook -i $(LOCAL_INVENTORY) tools/local_cloud/full_compute.yml \
 		-e local_cloud_multiattach=$(if $(filter off,$(MULTIATTACH)),false,true) \
-		|| { $(MAKE) cloud-down; exit 1; }
+		|| { $(STOP_THE_CLOUD); exit 1; }
 endif
 
 # A full profile that is up first loses its libvirt host's servers and service (Nova
@@ -312,9 +318,10 @@ AT_ONCE := "integration-hosts=$(MAKE) --no-print-directory integration SUITE_MAR
 	"integration-playbooks=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='$(INTEGRATION_PLAYBOOK_TESTS)'" \
 	"integration-apis=$(MAKE) --no-print-directory integration SUITE_MARK='not serial' INTEGRATION_TESTS='tests/integration $(addprefix --ignore=,$(INTEGRATION_HOST_TESTS) $(INTEGRATION_LOCAL_TESTS) $(INTEGRATION_PLAYBOOK_TESTS) $(APIS_LEFT_TO_THE_LEGS))'" \
 	$(foreach suite,$(filter-out integration,$(CLOUD_SUITES)),"$(suite)=$(MAKE) --no-print-directory $(suite) SUITE_MARK='not serial'")
+SERIAL_SUITES := $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
 cloud-suites: deps $(OSCLOUD_VENV)/.installed $(OPENSTACK_CLOUD) newest-deps  ## integration (in three parts), integration-oldest-sdk, integration-newest and reliability at once, then their serial tests
 	$(WITH_CLOUD) $(PYTHON) tools/run_suites.py --logs .cache/suites --at-once $(AT_ONCE) \
-		--then $(foreach suite,$(CLOUD_SUITES),"$(suite)-serial=$(MAKE) --no-print-directory $(suite) SUITE_MARK=serial")
+		--then $(SERIAL_SUITES)
 
 # Services killed and restarted under the modules (RPC timeouts make them slow; last,
 # they shake the cloud).
@@ -393,7 +400,7 @@ CLUSTER_SERVERS ?= 4
 CLUSTERS_REPEAT ?= 5
 bench: deps $(OPENSTACK_CLOUD)  ## time and count API requests (BENCH_SIZES, BENCH_REPEAT, BENCH_TOOLS, CLUSTERS, CLUSTER_SERVERS, CLUSTERS_REPEAT); .cache/bench/report.md
 	mkdir -p .cache/bench
-	$(WITH_CLOUD) $(MAKE) --no-print-directory bench-on-cloud
+	$(WITH_CLOUD) $(BENCH_ON_CLOUD)
 	$(VENV)/bin/python tests/bench/vm_phases.py $$(ls .cache/molecule/phases-*.json 2>/dev/null) \
 		> .cache/bench/vm.md
 	cat .cache/bench/attach.md .cache/bench/clusters.md .cache/bench/vm.md | tee .cache/bench/report.md
