@@ -37,6 +37,10 @@ virtio_blk
 virtio_net
 ext4
 MODULES
+# Only those modules (and what they need) in the initramfs: 6.5 MB against 36 MB with
+# initramfs-tools' default (MODULES=most), which cost a TCG guest 2.5 s of every boot.
+# The rest load from the root filesystem after the switch, as before.
+sed -i 's/^MODULES=.*/MODULES=list/' "$root/etc/initramfs-tools/initramfs.conf"
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
