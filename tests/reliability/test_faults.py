@@ -65,6 +65,10 @@ class Service:
         it holds, and takes no more."""
         procs.signal_group(self.record["pid"], signal.SIGSTOP)
 
+    def thaw(self):
+        """SIGCONT: undoes freeze (nothing when it was not frozen)."""
+        procs.signal_group(self.record["pid"], signal.SIGCONT)
+
     def stop(self):
         subprocess.run(PROCS + ["stop", self.name], check=True, capture_output=True)
 
@@ -306,18 +310,39 @@ def test_the_controller_killed_during_an_attach_of_ten_then_a_rerun_converges(ad
         assert made.cleanup() == []
 
 
-def abandon_the_transition(conn, volume, wanted, exclusive, by_id):
-    """The real fault that abandons an attach or detach for good: Nova's API begins it and
-    casts the rest to nova-compute; nova-compute is frozen (SIGSTOP) the moment Cinder shows
-    the transition, so it neither carries on nor rolls back what it took, then killed, and
-    RabbitMQ restarted while it is down, which drops the message it had not taken yet (its
-    queue is not durable). Then every service comes back. Returns the transition that
-    stayed, or None when nova-compute had finished before it was frozen."""
+def abandon_the_transition(conn, volume, wanted, exclusive, by_id, freeze_first):
+    """The real fault that abandons an attach or detach for good: Nova begins it and casts
+    the rest to nova-compute; nova-compute is frozen (SIGSTOP), so it neither carries on nor
+    rolls back what it took, then killed, and RabbitMQ restarted while it is down, which drops
+    the message it had not taken yet (its queue is not durable). Then every service comes back.
+
+    FREEZE_FIRST freezes nova-compute before the run starts, which makes the fault certain
+    to strike in time: right for a detach, which Nova's API only casts to nova-compute. An
+    attach cannot start that way (Nova's conductor first calls nova-compute to reserve the
+    device and waits for its answer), so it is frozen the moment Cinder shows the transition,
+    a race that nova-compute can win.
+
+    Returns the transition that stayed, or None when nova-compute was quicker (the transition
+    was over before it was seen, or before nova-compute was frozen)."""
     compute = Service("nova-compute")
-    run = RunningPlaybook(attachments_task(volume, wanted, 15, exclusive))
-    seen = wait_for_transition(conn, volume.id, run.running)
-    assert seen, "the run ended before Cinder showed a transition: nothing was injected"
-    compute.freeze()
+    if freeze_first:
+        compute.freeze()
+    try:
+        run = RunningPlaybook(attachments_task(volume, wanted, 15, exclusive))
+        seen = wait_for_transition(conn, volume.id, run.running)
+    except BaseException:
+        compute.thaw()
+        raise
+    if not seen:
+        compute.thaw()
+        # Only possible when nova-compute ran: it finished the call before a poll saw it.
+        assert not freeze_first, "the run ended before Cinder showed a transition"
+        results, output = run.finish()
+        assert "Traceback" not in output
+        print("no transition seen; the run: %s" % results[0].get("msg", "succeeded"))
+        return None
+    if not freeze_first:
+        compute.freeze()
     compute.kill()
     restart_rabbitmq()
     restarted = datetime.datetime.now(datetime.timezone.utc)
@@ -345,18 +370,21 @@ def abandon_the_transition(conn, volume, wanted, exclusive, by_id):
     return None
 
 
-def strike_until_abandoned(conn, volume, wanted, exclusive, by_id, restore):
+def strike_until_abandoned(conn, volume, wanted, exclusive, by_id, restore, freeze_first):
     """abandon_the_transition, again after RESTORE when nova-compute was quicker (it finishes
-    a fake attach or detach in a fraction of a second): the state is the fault's, not the
-    test's."""
-    for attempt in range(1, 4):
-        abandoned = abandon_the_transition(conn, volume, wanted, exclusive, by_id)
+    a fake attach in a fraction of a second): the state is the fault's, not the test's.
+    With FREEZE_FIRST the first strike must do it."""
+    attempts = 1 if freeze_first else 4
+    for attempt in range(1, attempts + 1):
+        abandoned = abandon_the_transition(conn, volume, wanted, exclusive, by_id, freeze_first)
         if abandoned:
             print("abandoned at attempt %d: %s" % (attempt, abandoned))
             return abandoned
-        restore()
+        restored = restore()
+        assert not restored.get("failed"), "the restore failed: %s" % restored.get("msg")
     raise AssertionError(
-        "nova-compute finished before it was frozen, three times: no transition was abandoned"
+        "nova-compute finished before it was frozen, %d times: no transition was abandoned"
+        % attempts
     )
 
 
@@ -379,7 +407,13 @@ def test_a_detach_abandoned_by_a_dead_compute_service_is_rolled_back(volume_and_
     assert not run_task(volume, names[:2]).get("failed")
 
     status, _stuck = strike_until_abandoned(
-        conn, volume, names[:1], True, by_id, restore=lambda: run_task(volume, names[:2])
+        conn,
+        volume,
+        names[:1],
+        True,
+        by_id,
+        restore=lambda: run_task(volume, names[:2]),
+        freeze_first=True,
     )
 
     assert status == "detaching"
@@ -398,6 +432,7 @@ def test_an_attach_abandoned_by_a_dead_compute_service_is_undone_and_made_again(
         False,
         by_id,
         restore=lambda: run_task(volume, names[:1], exclusive=True),
+        freeze_first=False,
     )
 
     assert status in ("reserved", "attaching") and stuck == [(names[1], status)], stuck
