@@ -192,13 +192,10 @@ test:  ## every test (CI runs it); the steps are listed below
 # The guest image of the full profile's Glance and both VM scenarios, built once per version of
 # its script; the one place that builds it (full_compute.yml and molecule/libvirt_disk check it).
 GUEST_IMAGE_DIR := $(ROOT)/.cache/vm-lab
-# In this order, as build-image.sh hashes them.
-GUEST_IMAGE_SOURCES := tools/guest_image/build-image.sh tools/guest_image/config_drive_apply.py \
-	tools/guest_image/ansiballz_bytecode_cache.py
 guest-image: .stamps/apt-full  ## the guest image (debootstrap, the full kernel), cached by the hash of its script and the files it installs
 	mkdir -p -m 0700 $(GUEST_IMAGE_DIR)
 	test -e $(GUEST_IMAGE_DIR)/id_ed25519 || ssh-keygen -q -t ed25519 -N "" -f $(GUEST_IMAGE_DIR)/id_ed25519
-	test -e $(GUEST_IMAGE_DIR)/built-$$(cat $(GUEST_IMAGE_SOURCES) | sha1sum | cut -c1-12) || \
+	test -e $(GUEST_IMAGE_DIR)/built-$$(tools/guest_image/version.sh) || \
 		tools/guest_image/build-image.sh $(GUEST_IMAGE_DIR) $(GUEST_IMAGE_DIR)/id_ed25519.pub
 
 unit: deps  ## pytest tests/unit

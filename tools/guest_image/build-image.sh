@@ -6,9 +6,8 @@
 #
 #   build-image.sh OUTPUT_DIR PUBLIC_KEY_FILE
 #
-# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img, and OUTPUT_DIR/built-<first 12 hex of the
-# sha1 of this script, config_drive_apply.py and ansiballz_bytecode_cache.py, in that order>:
-# the caller rebuilds when one changed.
+# Writes OUTPUT_DIR/root.raw, vmlinuz, initrd.img, and OUTPUT_DIR/built-<version.sh's output,
+# the hash of this script and the files it installs>: the caller rebuilds when one changed.
 set -euo pipefail
 out=$1
 public_key=$2
@@ -123,6 +122,5 @@ mv "$out/vmlinuz.tmp" "$out/vmlinuz"
 mv "$out/initrd.img.tmp" "$out/initrd.img"
 mv "$out/root.raw.tmp" "$out/root.raw"
 rm -f "$out"/built-*
-touch "$out/built-$(cat "$0" "$(dirname "$0")/config_drive_apply.py" "$(dirname "$0")/ansiballz_bytecode_cache.py" \
-    | sha1sum | cut -c1-12)"
+touch "$out/built-$("$(dirname "$0")/version.sh")"
 echo "built $out/root.raw with kernel $version"
