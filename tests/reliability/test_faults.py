@@ -31,13 +31,13 @@ from local_cloud import multiattach_probe, paths, procs
 
 RUN_DIR = paths.run_dir()
 PROCS = [str(paths.LAB), "--python", sys.executable, "procs", "--run-dir", str(RUN_DIR)]
-MODULE_TIMEOUT = 40
+MODULE_TIMEOUT = 25
 SETTLE_TIMEOUT = 240
 TRANSITIONS = ("reserved", "attaching", "detaching")
 SERVERS = 4
 # The re-runs' abandoned_after: the fake driver's compute service has no detach retries to
 # outlast (the default, 300 s, outlasts libvirt's), and a kill may leave a transition abandoned.
-REPAIR_AFTER = 20
+REPAIR_AFTER = 12
 
 
 class Service:
