@@ -24,10 +24,12 @@ run. Prints a Markdown report: medians per phase and way, the ratio, the goals.
 """
 
 import argparse
+import base64
 import concurrent.futures
 import json
 import os
 import re
+import secrets
 import shlex
 import statistics
 import subprocess
@@ -347,7 +349,9 @@ def fencing_identity():
 def floor_first_converge(lab, fs):
     files = lab.captured[(fs, "two")]
     if fs == "gfs2":
-        fencing_identity()
+        # From a fresh start the role gives the fencing user the password it writes; the
+        # last remove_node (either way's) left Keystone another.
+        fencing_password_set(fencing_password(files[MEMBERS[0]]))
     at_once({
         name: (lambda n=name: lab.guests[n].run(
             read_script(lab, fs) + write_script(files[n])
@@ -427,8 +431,6 @@ def floor_remove_node(lab, fs):
         """
     )
     lab.steps.append({"fs": fs, "leave": dict(line.split() for line in said.splitlines())})
-    if fs == "gfs2":
-        fencing_identity()
     if fs == "ocfs2":
         # The role's command (stack_ocfs2.yml): a node that cluster.conf lacks goes.
         dropped = (
@@ -441,11 +443,43 @@ def floor_remove_node(lab, fs):
             read_script(lab, fs) + write_script(files[n], ["/etc/ocfs2/cluster.conf"]) + dropped))
             for n in MEMBERS})  # fmt: skip
     else:
+        # The node that left held the fencing password: the members get a new one, then
+        # Keystone, then each member's fence agent signs in with it, as the role does.
         changed = ["/etc/corosync/corosync.conf", "/etc/dlm/dlm.conf"]
+        password, clouds = new_fencing_password(files[MEMBERS[0]])
         at_once({n: (lambda n=n: lab.guests[n].run(
             read_script(lab, fs) + write_script(files[n], changed)
-            + "corosync-cfgtool -R > /dev/null\n")) for n in MEMBERS})  # fmt: skip
+            + write_script({FENCING_CLOUDS: clouds}) + "corosync-cfgtool -R > /dev/null\n"))
+            for n in MEMBERS})  # fmt: skip
+        fencing_password_set(password)
+        at_once({n: (lambda n=n: lab.guests[n].run(fence_check(lab.guests[n]))) for n in MEMBERS})
     lab.detach([JOINING])
+
+
+FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
+
+
+def fencing_password(files):
+    """The password of the captured clouds.yaml (mode, base64)."""
+    clouds = yaml.safe_load(base64.b64decode(files[FENCING_CLOUDS][1]))
+    return next(iter(clouds["clouds"].values()))["auth"]["password"]
+
+
+def new_fencing_password(files):
+    """A new password and the members' clouds.yaml (mode, base64) that holds it."""
+    mode, data = files[FENCING_CLOUDS]
+    clouds = yaml.safe_load(base64.b64decode(data))
+    password = secrets.token_urlsafe(24)
+    for entry in clouds["clouds"].values():
+        entry["auth"]["password"] = password
+    text = yaml.safe_dump(clouds, default_flow_style=False).encode()
+    return password, (mode, base64.b64encode(text).decode())
+
+
+def fencing_password_set(password):
+    admin = openstack.connect(cloud=ADMIN_CLOUD)
+    user = admin.identity.find_user("multiattach-fence-%s" % CLUSTER, ignore_missing=False)
+    admin.identity.update_user(user, password=password)
 
 
 FLOOR = {

@@ -1,7 +1,10 @@
 """The guests' pace bench: its report from made-up figures, and its refusal of a no-change
 converge that changed something."""
 
+import base64
+
 import pytest
+import yaml
 from bench import guests_pace_bench as pace
 
 FAST = {"first converge": 50, "no-change converge": 6, "add_node": 45, "remove_node": 25}
@@ -34,3 +37,25 @@ def test_a_no_change_converge_that_changed_something_is_refused():
     recap = "node-1 : ok=9 changed=0 unreachable=0\nnode-2 : ok=9 changed=1 unreachable=0\n"
     with pytest.raises(RuntimeError, match="changed something"):
         pace.check(None, "ocfs2", "no-change converge", recap)
+
+
+def test_the_floors_new_fencing_password_replaces_only_the_password():
+    clouds = {
+        "clouds": {
+            "multiattach-fencing-lab": {
+                "auth": {
+                    "auth_url": "http://192.0.2.1:5000/v3",
+                    "username": "u",
+                    "password": "old",
+                },
+                "identity_api_version": 3,
+            }
+        }
+    }
+    captured = {pace.FENCING_CLOUDS: ("600", base64.b64encode(yaml.safe_dump(clouds).encode()))}
+    password, (mode, data) = pace.new_fencing_password(captured)
+    written = yaml.safe_load(base64.b64decode(data))
+    assert pace.fencing_password(captured) == "old"
+    assert mode == "600" and password not in ("", "old")
+    clouds["clouds"]["multiattach-fencing-lab"]["auth"]["password"] = password
+    assert written == clouds
