@@ -449,25 +449,22 @@ def floor_remove_node(lab, fs):
         password, clouds = new_fencing_password(files[MEMBERS[0]])
         at_once({n: (lambda n=n: lab.guests[n].run(
             read_script(lab, fs) + write_script(files[n], changed)
-            + write_script({FENCING_CLOUDS: clouds}) + "corosync-cfgtool -R > /dev/null\n"))
+            + write_script({cluster_leave.FENCING_CLOUDS: clouds}) + "corosync-cfgtool -R > /dev/null\n"))
             for n in MEMBERS})  # fmt: skip
         fencing_password_set(password)
         at_once({n: (lambda n=n: lab.guests[n].run(fence_check(lab.guests[n]))) for n in MEMBERS})
     lab.detach([JOINING])
 
 
-FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
-
-
 def fencing_password(files):
     """The password of the captured clouds.yaml (mode, base64)."""
-    clouds = yaml.safe_load(base64.b64decode(files[FENCING_CLOUDS][1]))
+    clouds = yaml.safe_load(base64.b64decode(files[cluster_leave.FENCING_CLOUDS][1]))
     return next(iter(clouds["clouds"].values()))["auth"]["password"]
 
 
 def new_fencing_password(files):
     """A new password and the members' clouds.yaml (mode, base64) that holds it."""
-    mode, data = files[FENCING_CLOUDS]
+    mode, data = files[cluster_leave.FENCING_CLOUDS]
     clouds = yaml.safe_load(base64.b64decode(data))
     password = secrets.token_urlsafe(24)
     for entry in clouds["clouds"].values():

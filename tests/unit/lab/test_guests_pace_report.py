@@ -52,7 +52,12 @@ def test_the_floors_new_fencing_password_replaces_only_the_password():
             }
         }
     }
-    captured = {pace.FENCING_CLOUDS: ("600", base64.b64encode(yaml.safe_dump(clouds).encode()))}
+    captured = {
+        pace.cluster_leave.FENCING_CLOUDS: (
+            "600",
+            base64.b64encode(yaml.safe_dump(clouds).encode()),
+        )
+    }
     password, (mode, data) = pace.new_fencing_password(captured)
     written = yaml.safe_load(base64.b64decode(data))
     assert pace.fencing_password(captured) == "old"
