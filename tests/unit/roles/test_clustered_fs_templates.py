@@ -106,3 +106,16 @@ def test_a_leaving_node_is_left_out_and_the_others_keep_their_numbers():
     )
     assert "\tnode_count = 2\n" in text and "node-2" not in text
     assert "\tnumber = 2\n\tname = node-3\n" in text
+
+
+def test_the_role_keeps_the_fencing_credentials_where_the_modules_read_them():
+    """clustered_fs_info (fencing_cloud_present) and clustered_fs_leave (setting them aside)
+    read the credentials at cluster_records.FENCING_CLOUDS; the role writes them at its own
+    variable: a change to one alone would leave a rotation reading a file nobody writes."""
+    from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
+
+    role_vars = yaml.safe_load((ROLE / "vars" / "main.yml").read_text())
+    assert role_vars["clustered_fs_fencing_clouds_path"] == cluster_records.FENCING_CLOUDS
+    assert (
+        "{{ clustered_fs_fencing_clouds_path }}" in role_vars["clustered_fs_config_paths"]["gfs2"]
+    )
