@@ -456,10 +456,16 @@ def floor_remove_node(lab, fs):
     lab.detach([JOINING])
 
 
+def fencing_entry(text):
+    """The one cloud entry of a clouds.yaml as the role writes it."""
+    return next(iter(yaml.safe_load(text)["clouds"].values()))
+
+
 def fencing_password(files):
     """The password of the captured clouds.yaml (mode, base64)."""
-    clouds = yaml.safe_load(base64.b64decode(files[cluster_leave.FENCING_CLOUDS][1]))
-    return next(iter(clouds["clouds"].values()))["auth"]["password"]
+    return fencing_entry(base64.b64decode(files[cluster_leave.FENCING_CLOUDS][1]))["auth"][
+        "password"
+    ]
 
 
 def new_fencing_password(files):
@@ -492,17 +498,38 @@ def ansible_playbook():
     return str(newest if newest.exists() else ROOT / ".venv" / "bin" / "ansible-playbook")
 
 
+def playbook_command(lab, inventory, fs, playbook, extra=()):
+    """The command and environment that run PLAYBOOK (a path under the checkout) on the lab's
+    INVENTORY ("two" or "three") for FS, as an operator runs it."""
+    command = [
+        ansible_playbook(),
+        "-i",
+        str(lab.inventories[inventory]),
+        "-e",
+        "clustered_fs_type=" + fs,
+        "-e",
+        "lab_volume=" + VOLUME,
+        *extra,
+        str(ROOT / playbook),
+    ]
+    env = dict(
+        os.environ,
+        MOLECULE_PROJECT_DIRECTORY=str(ROOT),
+        ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+        ANSIBLE_PIPELINING="true",
+        ANSIBLE_HOST_KEY_CHECKING="false",
+        LOCAL_CLOUD_PROFILE="full",
+        ANSIBLE_FORCE_COLOR="false",
+    )  # its output is read
+    return command, env
+
+
 def run_playbook(lab, inventory, fs, playbook, extra=()):
-    """PLAYBOOK (a path under the checkout) on the lab's INVENTORY ("two" or "three") for FS, as
-    an operator runs it; the completed process."""
+    """The playbook as playbook_command runs it; the completed process."""
+    command, env = playbook_command(lab, inventory, fs, playbook, extra)
     return subprocess.run(
-        [ansible_playbook(), "-i", str(lab.inventories[inventory]), "-e",
-         "clustered_fs_type=" + fs, "-e", "lab_volume=" + VOLUME, *extra, str(ROOT / playbook)],
-        capture_output=True, text=True, check=False, cwd=str(ROOT),
-        env=dict(os.environ, MOLECULE_PROJECT_DIRECTORY=str(ROOT),
-                 ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_PIPELINING="true",
-                 ANSIBLE_HOST_KEY_CHECKING="false", LOCAL_CLOUD_PROFILE="full"),
-    )  # fmt: skip
+        command, capture_output=True, text=True, check=False, cwd=str(ROOT), env=env
+    )
 
 
 def role_phase(lab, fs, phase):

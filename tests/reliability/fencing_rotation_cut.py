@@ -13,8 +13,9 @@ whole ansible-playbook process at -vvv with --diff:
    (SIGSTOP to its process group) and node-1's SSH server is stopped, its sessions killed
    (systemd starts it again 60 s later); a probe must find SSH refused (the fault struck); the
    run goes on. The cluster's own network is untouched. Wanted: node-1 reported unreachable,
-   the run's last message naming it and the run that mends it, node-0 gone and detached, node-2 on a new password P1 that Keystone takes while it refuses
-   P0, node-1 still on P0 (copies that differ).
+   the run's last message naming it and the run that mends it, node-0 gone and detached,
+   node-2 on a new password P1 that Keystone takes while it refuses P0, node-1 still on P0
+   (copies that differ).
 2. The converge again, nothing asked: the copies differ, so the members get a new password P2
    that both hold and Keystone takes (P0 and P1 refused), each member's fence check passes, and
    node-1's corosync.conf drops node-0.
@@ -34,11 +35,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import openstack
-import yaml
 from bench import guests_pace_bench as pace
 from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import session as ks_session
@@ -70,10 +69,6 @@ def clouds_yaml(lab, names):
     return lab.run(names, "cat %s" % cluster_leave.FENCING_CLOUDS)
 
 
-def entry_of(text):
-    return next(iter(yaml.safe_load(text)["clouds"].values()))
-
-
 def keystone_takes(entry):
     """Whether Keystone gives a token for ENTRY's auth; False on 401."""
     auth = v3.Password(**entry["auth"])
@@ -99,13 +94,7 @@ def ssh_refused(guest):
 
 def run_with_cut(lab, playbook, extra):
     """The playbook, paused at the rotation's decision while node-1's SSH goes; (process, cut)."""
-    command = [pace.ansible_playbook(), "-i", str(lab.inventories["three"]), "-e",
-               "clustered_fs_type=gfs2", "-e", "lab_volume=" + pace.VOLUME, *extra,
-               str(pace.ROOT / playbook)]  # fmt: skip
-    env = dict(os.environ, MOLECULE_PROJECT_DIRECTORY=str(pace.ROOT),
-               ANSIBLE_CONFIG=str(pace.ROOT / "ansible.cfg"), ANSIBLE_PIPELINING="true",
-               ANSIBLE_HOST_KEY_CHECKING="false", LOCAL_CLOUD_PROFILE="full",
-               ANSIBLE_FORCE_COLOR="false")  # fmt: skip
+    command, env = pace.playbook_command(lab, "three", "gfs2", playbook, extra)
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         cwd=str(pace.ROOT), env=env, start_new_session=True,
@@ -119,7 +108,6 @@ def run_with_cut(lab, playbook, extra):
                 lab.guests[CUT].run(CUT_SCRIPT, check=False)
                 lab.guests[CUT].close()
                 cut["refused"] = ssh_refused(lab.guests[CUT])
-                cut["at"] = time.monotonic()
             finally:
                 os.killpg(process.pid, signal.SIGCONT)
     process.wait()
@@ -133,23 +121,11 @@ def run(lab, inventory, playbook, extra=()):
     )
 
 
-def wait_for_ssh_back(lab):
-    deadline = time.monotonic() + SSH_BACK_SECONDS + 120
-    while time.monotonic() < deadline:
-        try:
-            lab.guests[CUT].run("true")
-            return
-        except (RuntimeError, subprocess.TimeoutExpired):
-            lab.guests[CUT].close()
-            time.sleep(3)
-    raise RuntimeError("%s's SSH did not come back" % CUT)
-
-
 def secrets_shown(outputs, texts):
     """{run: [which secret]} for every run whose output holds a password or a file's base64."""
     secrets_of = {}
     for label, text in texts.items():
-        secrets_of[label + " password"] = entry_of(text)["auth"]["password"]
+        secrets_of[label + " password"] = pace.fencing_entry(text)["auth"]["password"]
         secrets_of[label + " clouds.yaml base64"] = base64.b64encode(text.encode()).decode()
     return {
         run_label: [name for name, secret in secrets_of.items() if secret in output]
@@ -186,10 +162,10 @@ def scenario(lab, logs):
         and "multiattach.cloud.site" in removed.stdout,
     )
     check("node-0 no longer holds the volume", lab.guests["node-0"].server_id not in lab.holders())
-    wait_for_ssh_back(lab)
+    pace.wait_for_ssh(lab.guests[CUT], SSH_BACK_SECONDS + 120)
     after_cut = clouds_yaml(lab, pace.MEMBERS)
     texts["P1"] = after_cut[KEPT]
-    p0, p1 = entry_of(texts["P0"]), entry_of(texts["P1"])
+    p0, p1 = pace.fencing_entry(texts["P0"]), pace.fencing_entry(texts["P1"])
     check("node-2 got a new password", p1["auth"]["password"] != p0["auth"]["password"])
     check("node-1 kept the old one (the copies differ)", after_cut[CUT] == texts["P0"])
     check("Keystone takes node-2's new password", keystone_takes(p1))
@@ -200,7 +176,7 @@ def scenario(lab, logs):
     check("the converge after the cut passed", again.returncode == 0, "exit %d" % again.returncode)
     healed = clouds_yaml(lab, pace.MEMBERS)
     texts["P2"] = healed[KEPT]
-    p2 = entry_of(texts["P2"])
+    p2 = pace.fencing_entry(texts["P2"])
     check("the members' copies agree again", healed[CUT] == healed[KEPT])
     check(
         "on a third password, neither P0 nor P1",
