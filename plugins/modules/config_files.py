@@ -17,16 +17,18 @@ description:
   - One module run for all the files a role keeps (a cluster stack's configuration), where
     M(ansible.builtin.copy) costs a run, a status read and a transfer per file. On an emulated
     guest each run costs seconds.
-  - Files only; not owners, not SELinux contexts. A file with secrets in it needs C(no_log) on
-    the task (the diff holds the content).
+  - Files only; not owners, not SELinux contexts. A file with secrets in it goes in
+    O(secret_files), written the same way and in the same run, but its content is never shown
+    (not in the diff, not in the arguments Ansible echoes), so the task needs no C(no_log) and
+    the other files' diffs stay visible.
 author:
   - multiattach.cloud developers (@multiattach)
 options:
   files:
-    description: The files.
+    description: The files. Their diff shows their content.
     type: list
     elements: dict
-    required: true
+    default: []
     suboptions:
       path:
         description: Absolute path of the file; each path once.
@@ -45,10 +47,38 @@ options:
           - Mode of the file's directory when it is missing and must be made (its parents too).
             Without it, a missing directory fails the run, naming it.
         type: str
+  secret_files:
+    description:
+      - Files that hold a secret (a password in a C(clouds.yaml)), with the same suboptions as
+        O(files). Each is written, or given its mode, only where it differs, in the same run as
+        O(files). Their content is a C(no_log) option, and their diff says only that the secret
+        content changed; their paths and modes are shown as any file's.
+      - A path may appear once in O(files) and O(secret_files) together.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Absolute path of the file; each path once.
+        type: path
+        required: true
+      content:
+        description: What the file holds, the whole of it; never shown.
+        type: str
+        required: true
+      mode:
+        description: Its mode, in octal as a string (V('0600')).
+        type: str
+        required: true
+      directory_mode:
+        description:
+          - Mode of the file's directory when it is missing and must be made (its parents too).
+            Without it, a missing directory fails the run, naming it.
+        type: str
   run_after_write:
     description:
       - A command (its arguments as a list, no shell) run once after the files, only when any of
-        them was written or given its mode; never in check mode. It makes a running service read
+        them (O(files) or O(secret_files)) was written or given its mode; never in check mode. It makes a running service read
         them (C(corosync-cfgtool -R)) in the same module run, where a handler costs another one.
       - Its failure fails the run, naming the files written and the command. Those files stay
         written, so the next run finds them as wanted and does not run the command again; run it
@@ -67,7 +97,9 @@ attributes:
     details: Reports the files that would be written, and writes nothing.
   diff_mode:
     support: full
-    details: One diff per file written, named by its path (a mode change shows the modes).
+    details: >-
+      One diff per file written, named by its path (a mode change shows the modes); a file of
+      O(secret_files) shows that its content changed, never the content.
   platform:
     platforms: posix
 """
@@ -86,6 +118,18 @@ EXAMPLES = r"""
         mode: "0644"
         directory_mode: "0755"
   register: written
+
+- name: Write a cluster's configuration and its fence agent's password in one run
+  multiattach.cloud.config_files:
+    files:
+      - path: /etc/corosync/corosync.conf
+        content: "{{ corosync_conf }}"
+        mode: "0644"
+    secret_files:
+      - path: /etc/openstack/clouds.yaml
+        content: "{{ {'clouds': {'fencing': fencing_entry}} | to_nice_yaml }}"
+        mode: "0600"
+        directory_mode: "0700"
 """
 
 RETURN = r"""
@@ -104,6 +148,7 @@ ran:
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import (
+    FILE_OPTIONS,
     ConfigFilesChange,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import CollectionModule
@@ -111,16 +156,14 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.module import Co
 
 class ConfigFilesModule(CollectionModule):
     argument_spec = dict(
-        files=dict(
+        files=dict(type="list", elements="dict", default=[], options=FILE_OPTIONS),
+        # Their paths and modes are shown; their content is the secret.
+        secret_files=dict(
             type="list",
             elements="dict",
-            required=True,
-            options=dict(
-                path=dict(type="path", required=True),
-                content=dict(type="str", required=True),
-                mode=dict(type="str", required=True),
-                directory_mode=dict(type="str"),
-            ),
+            default=[],
+            no_log=False,
+            options=dict(FILE_OPTIONS, content=dict(type="str", required=True, no_log=True)),
         ),
         run_after_write=dict(type="list", elements="str"),
     )

@@ -87,21 +87,36 @@ def write_file(path, content, mode, directory_mode):
         raise
 
 
+# A file's options in config_files' argument spec (its secret_files make content no_log).
+FILE_OPTIONS = dict(
+    path=dict(type="path", required=True),
+    content=dict(type="str", required=True),
+    mode=dict(type="str", required=True),
+    directory_mode=dict(type="str"),
+)
+# What the diff shows of a secret file (its path and mode are shown as any file's).
+SECRET_BEFORE = "(secret content, not shown)\n"
+SECRET_AFTER = "(new secret content, not shown)\n"
+
+
 class ConfigFilesChange(Change):
     """config_files: each file holds its content with its mode."""
 
-    def __init__(self, run_command, *, files, run_after_write=None):
-        check_files(files)
-        self.files = files
+    def __init__(self, run_command, *, files, secret_files=(), run_after_write=None):
+        # A secret file is written as any other; its content never enters the diff or the result.
+        self.entries = [(entry, False) for entry in files] + [
+            (entry, True) for entry in secret_files or ()
+        ]
+        check_files([entry for entry, unused in self.entries])
         self.run_command = run_command
         self.run_after_write = run_after_write or None
 
     def read(self):
-        return {entry["path"]: file_state(entry["path"]) for entry in self.files}
+        return {entry["path"]: file_state(entry["path"]) for entry, unused in self.entries}
 
     def plan(self, current):
         steps, written, diffs = [], [], []
-        for entry in self.files:
+        for entry, secret in self.entries:
             path, content, mode = entry["path"], entry["content"], "%04o" % int(entry["mode"], 8)
             have = current[path]
             wanted_sha = hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -112,8 +127,8 @@ class ConfigFilesChange(Change):
                 {
                     "before_header": path,
                     "after_header": path,
-                    "before": "" if have is None else read_text(path),
-                    "after": content,
+                    "before": "" if have is None else SECRET_BEFORE if secret else read_text(path),
+                    "after": SECRET_AFTER if secret else content,
                 }
             )
             if have is not None and have["sha256"] == wanted_sha:

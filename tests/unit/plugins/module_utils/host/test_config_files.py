@@ -127,3 +127,42 @@ def test_a_failed_command_names_the_files_written_and_what_to_run(tmp_path):
         "Run it by hand" % conf
     )
     assert conf.read_text() == "new\n"
+
+
+def test_a_secret_file_is_written_with_the_others_and_its_content_is_never_reported(tmp_path):
+    conf, clouds = tmp_path / "corosync.conf", tmp_path / "openstack" / "clouds.yaml"
+    conf.write_text("old\n")
+    conf.chmod(0o644)
+    secret = "password: Sekr1tPassw0rd\n"
+    change = dict(
+        files=[entry(conf, "new\n")],
+        secret_files=[entry(clouds, secret, "0600", directory_mode="0700")],
+    )
+
+    checked = ConfigFilesChange(None, **change).run(check_mode=True)
+    assert checked["written"] == [str(conf), str(clouds)] and not clouds.exists()
+    assert checked["diff"][0]["after"] == "new\n", "an ordinary file's diff stays"
+
+    done = ConfigFilesChange(None, **change).run(check_mode=False)
+    assert done["written"] == [str(conf), str(clouds)]
+    assert clouds.read_text() == secret and oct(clouds.stat().st_mode & 0o777) == "0o600"
+    assert "Sekr1t" not in repr(checked) + repr(done)
+    assert done["diff"][1] == {
+        "before_header": str(clouds),
+        "after_header": str(clouds),
+        "before": "",
+        "after": "(new secret content, not shown)\n",
+    }
+
+    renewed = {**change, "secret_files": [entry(clouds, "password: N3wSekr1t\n", "0600")]}
+    again = ConfigFilesChange(None, **renewed).run(check_mode=False)
+    assert again["written"] == [str(clouds)], "only the secret differs: only it is written"
+    assert "Sekr1t" not in repr(again) and again["diff"][0]["before"].startswith("(secret")
+    assert ConfigFilesChange(None, **renewed).run(check_mode=False)["changed"] is False
+
+
+def test_a_path_in_both_lists_is_refused(tmp_path):
+    with pytest.raises(ModuleFailure, match="more than once"):
+        ConfigFilesChange(
+            None, files=[entry(tmp_path / "a", "x")], secret_files=[entry(tmp_path / "a", "y")]
+        )
