@@ -24,8 +24,12 @@ description:
     runs C(update-rc.d), about 10 s a unit on an emulated guest, and a node that joins again needs
     them enabled). GFS2's corosync and dlm are disabled for systemd only (C(SYSTEMCTL_SKIP_SYSV));
     Debian's SysV scripts for them, which their native units shadow, keep their links.
-    systemd reads fstab and the units again, once, while the stack stops (GFS2's
-    units are disabled first), or after the unmount on a node that is no member.
+    systemd is then told to read fstab and the units again, once (after the stack stopped, or after
+    the unmount on a node that is no member), in a transient unit (C(systemd-run --no-block)) that
+    the run does not wait for - it costs seconds of an emulated guest's CPU, and nothing after the
+    leave uses the node's units.
+  - Reads the node itself (its mounts of the disk, the processes that hold them, its stack), so no
+    read task is needed before it, and it refuses in check mode as it would for real.
   - Refuses, before any step, while processes hold the filesystem, naming them. A mount that stays
     after C(umount) fails the run naming it, with nothing after it done (fstab, stack and the
     volume as they were). Only after this module succeeded may the volume be detached.
@@ -33,7 +37,7 @@ description:
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
-  - {module: "multiattach.cloud.clustered_fs_info", description: "the node's mounts and the processes that hold them, read first"}
+  - {module: "multiattach.cloud.clustered_fs_info", description: "the node's whole state, as the role's converge reads it"}
   - {name: "umount(8)", link: "https://man7.org/linux/man-pages/man8/umount.8.html", description: "what unmounting needs"}
 extends_documentation_fragment:
   - multiattach.cloud.cluster_node
@@ -44,9 +48,10 @@ options:
     required: true
   member:
     description:
-      - Whether this node is a member of the cluster (in its group, or recorded in the stack's
-        configuration). A node that is not only has its mounts and fstab lines of the disk taken
-        away; its cluster stack, if any, serves something else.
+      - Whether the inventory counts this node in the cluster's group. A node whose host name the
+        stack's configuration records (C(corosync.conf), C(cluster.conf) of O(cluster_name)) is a
+        member whatever this says. A node that is no member only has its mounts and fstab lines of
+        the disk taken away; its cluster stack, if any, serves something else.
     type: bool
     default: true
   fencing_cloud:
@@ -111,10 +116,22 @@ removed:
   type: list
   elements: str
   sample: [/etc/openstack/clouds.yaml]
+member:
+  description: Whether this node was taken as a member (O(member), or named by its stack's configuration).
+  returned: always
+  type: bool
+  sample: true
+held_fencing_credentials:
+  description:
+    - Whether this member's C(/etc/openstack/clouds.yaml) held the O(fencing_cloud) entry when read (the
+      C(remove_node) playbook then gives the others a new fencing password); also in check mode.
+  returned: always
+  type: bool
+  sample: true
 seconds:
   description:
-    - How long each step took (C(unmount), C(fstab), C(stack), C(set_aside), C(credentials), C(reload));
-      empty in check mode.
+    - How long each step took (C(unmount), C(fstab), C(stack), C(set_aside), C(credentials); C(reload)
+      is the time to start systemd's reload, not the reload); empty in check mode.
   returned: always
   type: dict
   sample: {"unmount": 4.1, "fstab": 0.1, "stack": 6.2, "set_aside": 0.0, "reload": 2.5}

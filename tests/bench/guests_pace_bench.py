@@ -412,10 +412,9 @@ def floor_remove_node(lab, fs):
         stop += "SYSTEMCTL_SKIP_SYSV=1 systemctl disable --quiet --no-reload %s\n" % " ".join(
             cluster_leave.DISABLED[fs]
         )
-    # systemd rereads fstab and the units while the stack stops, as the module does.
-    stop += "systemctl daemon-reload & reloading=$!\n"
+    # The stack stops, then systemd rereads fstab and the units unwaited, as the module does.
     stop += "systemctl stop %s\n" % " ".join(cluster_leave.STOP_ORDER[fs])
-    stop += "wait $reloading\n"
+    stop += "systemd-run --no-block --quiet --collect systemctl daemon-reload\n"
     # The leave's steps timed in the guest, as clustered_fs_leave times its own.
     said = leaving.run(
         f"""
