@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness.ansible_runner import LOCALHOST_VARS, ROOT, run_module, run_playbook_file
+from harness.ansible_runner import LOCALHOST_VARS, ROOT, run_module, run_playbook, run_playbook_file
 
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "clustered_fs_disk_checks.yml"
 MKFS_TASK = "Create the filesystem on the first node only, of type "
@@ -447,3 +447,56 @@ def test_clustered_fs_mkfs_makes_gfs2_once_keeps_mkfs_own_question_and_never_wri
     )
     subprocess.run(["blockdev", "--flushbufs", holding], check=True)
     assert sha256(image) == before
+
+
+START_TASK = "Start corosync and dlm with their configuration, and keep them enabled"
+
+
+def gfs2_start_task():
+    tasks = yaml.safe_load(
+        (ROOT / "roles" / "clustered_fs" / "tasks" / "stack_gfs2.yml").read_text()
+    )
+    return next(task for task in tasks if task["name"].startswith(START_TASK))
+
+
+@pytest.mark.parametrize(
+    "in_use,written,authkey_changed,restart",
+    [
+        (False, ["/etc/corosync/corosync.conf", "/etc/openstack/clouds.yaml"], False, True),
+        (False, ["/etc/openstack/clouds.yaml"], False, False),
+        (False, [], True, True),
+        (False, [], False, False),
+        (True, ["/etc/corosync/corosync.conf"], False, False),
+    ],
+)
+def test_gfs2_restarts_a_stack_not_in_use_only_for_its_own_files_and_decides_by_a_boolean(
+    in_use, written, authkey_changed, restart
+):
+    """The role's own condition and restart decision (read from stack_gfs2.yml), evaluated by
+    ansible-playbook: a node whose units are enabled and running, stack in use or not. New
+    fencing credentials alone restart nothing; a `when` that is not a boolean fails the run."""
+    task = gfs2_start_task()
+    facts = {
+        "clustered_fs_node": {
+            "stack_in_use": in_use,
+            "services": {"corosync": {"active": True}, "dlm": {"active": True}},
+        },
+        "clustered_fs_units_to_enable": [],
+        "clustered_fs_fencing_clouds_path": "/etc/openstack/clouds.yaml",
+        "clustered_fs_gfs2_written": {"changed": bool(written), "written": written},
+        "clustered_fs_authkey_written": {"changed": authkey_changed},
+    }
+    results, completed = run_playbook(
+        [
+            {"name": "facts", "ansible.builtin.set_fact": facts},
+            {
+                "name": "decide",
+                "ansible.builtin.debug": {"msg": "restart"},
+                "vars": task["vars"],
+                "when": task["when"],
+            },
+        ]
+    )
+    decided = results[-1]
+    assert not decided.get("failed"), decided.get("msg")
+    assert (decided["_status"] == "skipped") is not restart, completed.stdout[-2000:]
