@@ -90,6 +90,15 @@ def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab,
     assert set(after_add) == set(names)
     assert {k: after_add[k] for k in provisioned} == provisioned, "the others stay untouched"
 
+    # --check: the detach is started (async) and waited for as in a real run, and changes
+    # nothing; the wait reports what it would do.
+    checked = run_playbook_file(
+        PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a"), check=True
+    )
+    assert not checked.failures, checked.failure_message
+    assert checked.result("Wait for the detach of the shared volume from node-a")["changed"]
+    assert attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1] == after_add
+
     removed = run_playbook_file(
         PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a")
     )
