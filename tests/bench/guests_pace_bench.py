@@ -414,7 +414,7 @@ def floor_remove_node(lab, fs):
         )
     # The stack stops, then systemd rereads fstab and the units unwaited, as the module does.
     stop += "systemctl stop %s\n" % " ".join(cluster_leave.STOP_ORDER[fs])
-    stop += "systemd-run --no-block --quiet --collect systemctl daemon-reload\n"
+    stop += " ".join(cluster_leave.RELOAD_UNWAITED) + "\n"
     # The leave's steps timed in the guest, as clustered_fs_leave times its own.
     said = leaving.run(
         f"""

@@ -51,6 +51,15 @@ UNIT_FILES = ("/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",)
 FSTAB = "/etc/fstab"
 # The units stop in this order: the fstab mounter before o2cb, dlm before corosync.
 STOP_ORDER = {"ocfs2": ["ocfs2", "o2cb"], "gfs2": ["dlm", "corosync"]}
+# systemd rereads fstab and the units in a transient unit of its own, unwaited (reload_systemd).
+RELOAD_UNWAITED = [
+    "systemd-run",
+    "--no-block",
+    "--quiet",
+    "--collect",
+    "systemctl",
+    "daemon-reload",
+]
 # corosync and dlm are native systemd units: disabled in a moment.
 DISABLED = {"ocfs2": [], "gfs2": ["dlm", "corosync"]}
 
@@ -309,9 +318,7 @@ class ClusterLeaveChange(Change):
         # of a leave's 10). A host not booted with systemd (a container) has no units to make
         # again.
         if os.path.isdir("/run/systemd/system"):
-            self.checked(
-                ["systemd-run", "--no-block", "--quiet", "--collect", "systemctl", "daemon-reload"]
-            )
+            self.checked(RELOAD_UNWAITED)
 
     @staticmethod
     def set_aside(paths):
