@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fragment of the modules that run on a node of the cluster filesystem: the options that
-name the shared disk and the filesystem, the platform; each module adds its check and diff
-support."""
+"""The fragments of the modules that run on a node of the cluster filesystem: the options that
+name the shared disk and the filesystem, the platform, and (all but a mount) the cluster's name;
+each module adds its check and diff support."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ansible_collections.multiattach.cloud.plugins.doc_fragments.attributes impo
 
 
 class ModuleDocFragment:
-    CLUSTER_NODE = r"""
+    DISK_OPTIONS = r"""
 options:
   volume_id:
     description:
@@ -31,15 +31,22 @@ options:
     type: str
     choices: [ocfs2, gfs2]
     default: ocfs2
-  cluster_name:
-    description: The cluster's name (the o2cb cluster, or the first part of GFS2's lock table).
-    type: str
-    default: multiattach
 attributes:
   platform:
     platforms: debian
     details: Runs in the servers that share the disk (dpkg, systemd, util-linux, the filesystem's tools).
 """
+    CLUSTER_NAME = r"""
+options:
+  cluster_name:
+    description: The cluster's name (the o2cb cluster, or the first part of GFS2's lock table).
+    type: str
+    default: multiattach
+"""
 
 
-ModuleDocFragment.DOCUMENTATION = joined(Attributes.DOCUMENTATION, ModuleDocFragment.CLUSTER_NODE)
+# multiattach.cloud.cluster_node: the disk and the cluster's name; .DISK: the disk alone (a mount).
+ModuleDocFragment.DISK = joined(Attributes.DOCUMENTATION, ModuleDocFragment.DISK_OPTIONS)
+ModuleDocFragment.DOCUMENTATION = joined(
+    Attributes.DOCUMENTATION, ModuleDocFragment.DISK_OPTIONS, ModuleDocFragment.CLUSTER_NAME
+)

@@ -44,7 +44,10 @@ from bench.floor import Floor
 from local_cloud import guests as lab_guests
 from local_cloud import paths
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_leave
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import (
+    cluster_leave,
+    cluster_mount,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ROOT / ".cache" / "vm-lab" / "id_ed25519"
@@ -304,9 +307,9 @@ def mount_script(lab, fs):
     return f"""
         grep -qF ' {MOUNT_POINT} ' /etc/fstab || echo {shlex.quote(lab.fstab_line(fs))} >> /etc/fstab
         mkdir -p -m 0755 {MOUNT_POINT}
-        systemctl daemon-reload
         blockdev --flushbufs {shlex.quote(lab.disk)}
         mount {MOUNT_POINT}
+        {shlex.join(cluster_mount.RELOAD_UNWAITED)}
     """
 
 
@@ -314,13 +317,14 @@ def start_script(fs):
     if fs == "ocfs2":
         return (
             "sysctl -q -p /etc/sysctl.d/60-multiattach-clustered-fs.conf\n"
-            "systemctl enable --quiet o2cb ocfs2 && systemctl start o2cb && systemctl start ocfs2\n"
+            "DPKG_ROOT=/ systemctl enable --quiet --no-reload o2cb ocfs2"
+            " && systemctl start o2cb && systemctl start ocfs2\n"
         )
     # The role's dlm.service drop-in (written with the files) makes the restart wait for a
     # quorate ring that dlm_controld has caught up with: the guests start at once here.
     return (
-        "systemctl daemon-reload && SYSTEMCTL_SKIP_SYSV=1 systemctl enable --quiet corosync dlm"
-        " && systemctl restart corosync dlm\n"
+        "SYSTEMCTL_SKIP_SYSV=1 systemctl enable --quiet --no-reload corosync dlm"
+        " && systemctl daemon-reload && systemctl restart corosync dlm\n"
     )
 
 

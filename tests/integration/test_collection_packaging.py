@@ -125,6 +125,7 @@ HOST_MODULES = {
     "dataset_mount": "make_filesystem",
     "config_files": "files",
     "clustered_fs_leave": "member",
+    "clustered_fs_mount": "mount_point",
 }
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 

@@ -28,12 +28,14 @@ BY_ID = "/dev/disk/by-id"
 VOLUME_LINKS = ("virtio-{id20}", "scsi-0QEMU_QEMU_HARDDISK_{id}")
 STACK_SERVICES = {"ocfs2": ["o2cb", "ocfs2"], "gfs2": ["corosync", "dlm"]}
 # The options naming the shared disk and its filesystem, the same in every module that runs on
-# a node of the cluster (clustered_fs_info, clustered_fs_mkfs).
-DISK_ARGUMENT_SPEC = dict(
+# a node of the cluster; all but clustered_fs_mount name the cluster too.
+DISK_ONLY_ARGUMENT_SPEC = dict(
     volume_id=dict(type="str"),
     device=dict(type="path"),
     filesystem=dict(type="str", default="ocfs2", choices=["ocfs2", "gfs2"]),
-    cluster_name=dict(type="str", default="multiattach"),
+)
+DISK_ARGUMENT_SPEC = dict(
+    DISK_ONLY_ARGUMENT_SPEC, cluster_name=dict(type="str", default="multiattach")
 )
 DISK_MODULE_KWARGS = dict(
     required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")]

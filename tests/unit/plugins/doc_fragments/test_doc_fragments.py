@@ -49,7 +49,15 @@ KINDS = {
     ),
     "cluster_node": (
         cluster_node.ModuleDocFragment.DOCUMENTATION,
-        [ATTRIBUTES, cluster_node.ModuleDocFragment.CLUSTER_NODE],
+        [
+            ATTRIBUTES,
+            cluster_node.ModuleDocFragment.DISK_OPTIONS,
+            cluster_node.ModuleDocFragment.CLUSTER_NAME,
+        ],
+    ),
+    "cluster_node.DISK": (
+        cluster_node.ModuleDocFragment.DISK,
+        [ATTRIBUTES, cluster_node.ModuleDocFragment.DISK_OPTIONS],
     ),
 }
 
@@ -120,7 +128,12 @@ KIND_PIECES = {
         "attachments.ATTACHMENTS",
     ],
     "multiattach.cloud.libvirt": ["attributes", "libvirt.LIBVIRT"],
-    "multiattach.cloud.cluster_node": ["attributes", "cluster_node.CLUSTER_NODE"],
+    "multiattach.cloud.cluster_node": [
+        "attributes",
+        "cluster_node.DISK_OPTIONS",
+        "cluster_node.CLUSTER_NAME",
+    ],
+    "multiattach.cloud.cluster_node.DISK": ["attributes", "cluster_node.DISK_OPTIONS"],
 }
 
 

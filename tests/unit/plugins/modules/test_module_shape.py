@@ -29,6 +29,7 @@ KINDS = {
     "multiattach.cloud.attachments",
     "multiattach.cloud.libvirt",
     "multiattach.cloud.cluster_node",
+    "multiattach.cloud.cluster_node.DISK",
     "multiattach.cloud.attributes",
 }
 # Fragments of other collections a module may list besides its kind.

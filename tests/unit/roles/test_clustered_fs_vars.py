@@ -1,0 +1,31 @@
+"""clustered_fs's variables that stand for what a module does: the role tells a node that needs
+no mount run by the fstab entry clustered_fs_mount would write, so the two must agree."""
+
+import jinja2
+import pytest
+import yaml
+from local_cloud import paths
+
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_mount import (
+    cluster_fstab_entry,
+)
+
+VARS = yaml.safe_load((paths.ROOT / "roles" / "clustered_fs" / "vars" / "main.yml").read_text())
+DISK = "/dev/disk/by-id/virtio-5bd8c3a0-8e4b-4c2b-9"
+
+
+@pytest.mark.parametrize("filesystem", ["ocfs2", "gfs2"])
+@pytest.mark.parametrize("options", ["_netdev,noatime", "_netdev"])
+def test_the_roles_fstab_entry_is_the_one_the_mount_module_writes(filesystem, options):
+    role_entry = (
+        jinja2.Environment(undefined=jinja2.StrictUndefined)
+        .from_string(VARS["clustered_fs_fstab_entry"])
+        .render(
+            clustered_fs_disk=DISK,
+            clustered_fs_mount_point="/srv/shared",
+            clustered_fs_type=filesystem,
+            clustered_fs_mount_options=options,
+        )
+    )
+    assert role_entry == cluster_fstab_entry(DISK, "/srv/shared", filesystem, options)
+    assert ("x-systemd.requires=dlm.service" in role_entry) == (filesystem == "gfs2")
