@@ -278,16 +278,16 @@ def wait_for_ssh(guest, seconds=300):
 
 
 # The floor's scripts. READ stands for the role's one read per node (clustered_fs_info):
-# the disk's signature, the files' checksums, the units' state, the mount.
+# the disk's signature, the files' checksums, the units' state (one systemctl show, and the
+# SysV scripts' rc links), the mount.
 def read_script(lab, fs):
     units = " ".join(UNITS[fs])
     return f"""
         blkid -p -o export {shlex.quote(lab.disk)} || true
         sha256sum {" ".join(FILES[fs])} 2>/dev/null || true
-        systemctl is-enabled {units} || true
-        systemctl is-active {units} || true
-        findmnt -n -o FSTYPE --mountpoint {MOUNT_POINT} || true
-        grep -F ' {MOUNT_POINT} ' /etc/fstab || true
+        systemctl show --property=Id,ActiveState,UnitFileState {units}
+        ls /etc/rcS.d /etc/rc5.d
+        grep -F ' {MOUNT_POINT} ' /proc/self/mountinfo /etc/fstab || true
     """
 
 

@@ -98,11 +98,10 @@ class FakeSystemctl:
         if argv[:2] == ["systemctl", "show"]:
             return (
                 0,
-                "Id=o2cb.service\nActiveState=active\n\nId=ocfs2.service\nActiveState=active\n",
+                "Id=o2cb.service\nActiveState=active\nUnitFileState=generated\n\n"
+                "Id=ocfs2.service\nActiveState=active\nUnitFileState=generated\n",
                 "",
             )
-        if argv[:2] == ["systemctl", "is-enabled"]:
-            return 0, "enabled\n", ""
         return 0, "", ""
 
 

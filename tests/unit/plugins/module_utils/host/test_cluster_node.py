@@ -77,34 +77,98 @@ def test_an_empty_disk_has_no_signature_and_a_blkid_error_fails_naming_the_disk(
         cluster_node.probe_signatures(FakeCommands(blkid=(4, "", "I/O error")), "/dev/vdb")
 
 
-def test_missing_packages_are_those_dpkg_does_not_list_as_installed():
-    commands = FakeCommands(
-        dpkg_query=(
-            1,
-            "gfs2-utils install ok installed\ncorosync deinstall ok config-files\n",
-            "dpkg-query: no packages found matching dlm-controld",
-        )
-    )
-    assert cluster_node.missing_packages(commands, ["gfs2-utils", "dlm-controld", "corosync"]) == [
+STATUS = """Package: gfs2-utils
+Status: install ok installed
+Description: tools for GFS2
+ Status: install ok installed (a description line, not a field)
+
+Package: corosync
+Status: deinstall ok config-files
+Description: cluster engine
+ .
+
+Package: dlm-controld-doc
+Status: install ok installed
+"""
+
+
+def test_missing_packages_are_those_dpkgs_status_file_does_not_list_as_installed(tmp_path):
+    status = tmp_path / "status"
+    status.write_text(STATUS)
+
+    def no_command(argv):
+        raise AssertionError("dpkg's status file was there: nothing to run, ran %s" % argv)
+
+    wanted = ["gfs2-utils", "dlm-controld", "corosync"]
+    assert cluster_node.missing_packages(no_command, wanted, str(status)) == [
         "dlm-controld",
         "corosync",
     ]
-    assert cluster_node.missing_packages(commands, []) == []
+    assert cluster_node.missing_packages(no_command, [], str(status)) == []
 
 
-def test_a_service_runs_by_systemctl_show_and_starts_at_boot_by_is_enabled():
-    shown = "Id=o2cb.service\nActiveState=active\n\nId=ocfs2.service\nActiveState=inactive\n"
+def test_without_dpkgs_status_file_dpkg_query_answers_in_the_same_form(tmp_path):
+    commands = FakeCommands(
+        dpkg_query=(
+            1,
+            "Package: gfs2-utils\nStatus: install ok installed\n\n"
+            "Package: corosync\nStatus: deinstall ok config-files\n\n",
+            "dpkg-query: no packages found matching dlm-controld",
+        )
+    )
+    wanted = ["gfs2-utils", "dlm-controld", "corosync"]
+    assert cluster_node.missing_packages(commands, wanted, str(tmp_path / "none")) == [
+        "dlm-controld",
+        "corosync",
+    ]
+    [argv] = commands.ran
+    assert argv[:2] == ["dpkg-query", "-W"] and argv[3:] == wanted
+
+
+def test_a_service_runs_and_starts_at_boot_by_one_systemctl_show_and_a_sysv_script_by_its_links(
+    tmp_path,
+):
+    shown = (
+        "Id=o2cb.service\nActiveState=active\nUnitFileState=generated\n\n"
+        "Id=ocfs2.service\nActiveState=inactive\nUnitFileState=generated\n\n"
+        "Id=corosync.service\nActiveState=active\nUnitFileState=enabled\n\n"
+        "Id=dlm.service\nActiveState=inactive\nUnitFileState=disabled\n\n"
+        "Id=gone.service\nActiveState=inactive\nUnitFileState=\n"
+    )
+    ran = []
 
     def commands(argv):
-        if argv[1] == "show":
-            return 0, shown, ""
-        # A SysV script: show says "generated", is-enabled asks its rc.d links.
-        return (0, "enabled\n", "") if argv[2] == "o2cb" else (1, "disabled\n", "")
+        ran.append(argv)
+        return 0, shown, ""
 
-    assert cluster_node.service_states(commands, ["o2cb", "ocfs2"]) == {
+    # A SysV script starts at boot with a start link in rcS.d or rc5.d (systemd-sysv-install's
+    # is-enabled); a stop link alone, or a start link elsewhere, is not that.
+    for directory, link in (("rc5.d", "S01o2cb"), ("rc0.d", "K01ocfs2"), ("rc2.d", "S01ocfs2")):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / link).symlink_to("../init.d/x")
+    services = ["o2cb", "ocfs2", "corosync", "dlm", "gone"]
+    assert cluster_node.service_states(commands, services, str(tmp_path)) == {
         "o2cb": dict(active=True, enabled=True),
         "ocfs2": dict(active=False, enabled=False),
+        "corosync": dict(active=True, enabled=True),
+        "dlm": dict(active=False, enabled=False),
+        "gone": dict(active=False, enabled=False),
     }
+    assert len(ran) == 1 and "--property=Id,ActiveState,UnitFileState" in ran[0]
+
+
+def test_what_is_mounted_on_the_mount_point_is_the_last_mount_there_in_mountinfo(tmp_path):
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(
+        "26 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+        "216 26 254:16 / /srv/shared rw,noatime shared:114 - ocfs2 /dev/vdb rw,_netdev\n"
+        "217 216 0:40 / /srv/shared rw shared:115 - tmpfs tmpfs rw\n"
+        "218 26 254:32 / /srv/with\\040space rw - gfs2 /dev/vdc rw\n"
+    )
+    assert cluster_node.mounted_type("/srv/shared", str(mountinfo)) == "tmpfs"
+    assert cluster_node.mounted_type("/srv/with space", str(mountinfo)) == "gfs2"
+    assert cluster_node.mounted_type("/srv", str(mountinfo)) == ""
+    assert cluster_node.mounted_type("/srv/shared", str(tmp_path / "none")) == ""
 
 
 def test_the_running_o2cb_nodes_come_from_configfs(tmp_path, monkeypatch):
