@@ -93,6 +93,8 @@ class ClusterMountChange(Change):
         self.systemd_booted = systemd_booted
 
     def read(self):
+        # Read at this run's start, after the stack's start: starting the ocfs2 service mounts
+        # the OCFS2 entries of fstab, and a second mount would fail with EBUSY.
         try:
             with open(self.fstab) as handle:
                 fstab = handle.read()
@@ -167,7 +169,8 @@ class ClusterMountChange(Change):
             )
         # systemd makes the mount's unit, with its order at shutdown (after the network, before
         # dlm stops), only when it reads fstab again; a mount made before that read is given
-        # the unit by it. Read after every mount made here too: the entry may have been written
+        # the unit by it. Without it the first shutdown stops dlm_controld under the mounted
+        # GFS2 ("shutdown ignored, active lockspaces", then a 90 s hang). Read after every mount made here too: the entry may have been written
         # by a run whose mount then failed. Unwaited: while systemd reloads it answers nothing,
         # and nothing here needs it.
         if (current["entries"] != [entry] or mounted is None) and os.path.isdir(
