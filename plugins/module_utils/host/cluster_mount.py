@@ -19,7 +19,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_lea
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import find_disk
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
+    MOUNTINFO,
     device_number,
+    mount_at,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
@@ -77,6 +79,7 @@ class ClusterMountChange(Change):
         options,
         fstab=FSTAB,
         systemd_booted=SYSTEMD_BOOTED,
+        mountinfo=MOUNTINFO,
     ):
         if not options or any(char.isspace() for char in options):
             raise ModuleFailure(
@@ -91,6 +94,7 @@ class ClusterMountChange(Change):
         self.options = options
         self.fstab = fstab
         self.systemd_booted = systemd_booted
+        self.mountinfo = mountinfo
 
     def read(self):
         # Read at this run's start, after the stack's start: starting the ocfs2 service mounts
@@ -109,21 +113,10 @@ class ClusterMountChange(Change):
             disk=find_disk(self.volume_id, self.device),
             fstab=fstab,
             entries=entries,
-            mounted=self.mounted_here(),
+            mounted=mount_at(self.mount_point, self.mountinfo),
             mount_point_exists=os.path.lexists(self.mount_point),
             mount_point_is_dir=os.path.isdir(self.mount_point),
         )
-
-    def mounted_here(self):
-        """What is mounted on the mount point: its device number and type; None for nothing."""
-        rc, out = self.run_command(
-            ["findmnt", "-n", "-o", "MAJ:MIN,FSTYPE", "--mountpoint", self.mount_point]
-        )[:2]
-        fields = out.split()
-        if rc != 0 or len(fields) < 2:
-            return None
-        major, minor = fields[0].split(":")
-        return dict(number=(int(major), int(minor)), fstype=fields[1])
 
     def plan(self, current):
         disk = current["disk"]

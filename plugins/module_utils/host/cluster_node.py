@@ -21,7 +21,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
     MOUNTINFO,
     device_mounts,
-    unescape,
+    mount_at,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
@@ -186,18 +186,8 @@ def service_states(run, services, rc_root=RC_ROOT):
 
 
 def mounted_type(mount_point, mountinfo=MOUNTINFO):
-    """The type of what is mounted on MOUNT_POINT (the last mount there, the one seen), read
-    from mountinfo as findmnt reads it; "" for nothing."""
-    found = ""
-    try:
-        with open(mountinfo) as lines:
-            for line in lines:
-                fields = line.split()
-                if len(fields) >= 10 and unescape(fields[4]) == mount_point:
-                    found = fields[fields.index("-") + 1]
-    except OSError:
-        pass
-    return found
+    """The type of what is mounted on MOUNT_POINT; "" for nothing."""
+    return (mount_at(mount_point, mountinfo) or {}).get("fstype", "")
 
 
 def fstab_entry(mount_point, fstab="/etc/fstab"):

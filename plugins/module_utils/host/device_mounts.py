@@ -59,6 +59,26 @@ def mounts_of(number, mountinfo=MOUNTINFO):
     return found
 
 
+def mount_at(mount_point, mountinfo=MOUNTINFO):
+    """What is mounted on MOUNT_POINT, as findmnt --mountpoint tells it (the last mount there,
+    the one seen): its device number, type and source; None for nothing."""
+    found = None
+    try:
+        with open(mountinfo) as lines:
+            for line in lines:
+                fields = line.split()
+                if len(fields) < 10 or unescape(fields[4]) != mount_point:
+                    continue
+                major, minor = fields[2].split(":")
+                after = fields[fields.index("-") + 1 :]
+                found = dict(
+                    number=(int(major), int(minor)), fstype=after[0], source=unescape(after[1])
+                )
+    except OSError:
+        pass
+    return found
+
+
 def _maps_device(pid, wanted):
     """Whether process PID has a file of the device mapped (maps' dev field is hex major:minor)."""
     hex_dev = "%02x:%02x" % wanted

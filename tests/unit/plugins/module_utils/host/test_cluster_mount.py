@@ -15,23 +15,44 @@ DISK = {
 OTHER_LINES = "UUID=1 / ext4 defaults 0 1\nUUID=2 /boot ext4 defaults 0 2\n"
 
 
+ROOT_MOUNT = "26 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+
+
 class FakeNode:
-    """run_command of a node: findmnt answers from MOUNTED ("MAJ:MIN FSTYPE"), a mount makes
-    the disk mounted, and FAILING commands (by their first two words) fail."""
+    """run_command of a node, and its mountinfo: MOUNTED ("MAJ:MIN FSTYPE") is mounted on the
+    mount point, a mount mounts the shared disk (252:16) there, and FAILING commands (by
+    their first two words) fail."""
 
     def __init__(self, mounted=None, failing=()):
         self.mounted = mounted
         self.failing = set(failing)
         self.commands = []
+        self.mountinfo = None
+
+    def attach(self, node):
+        self.mountinfo = node["mountinfo"]
+        self.mount_point = str(node["mount_point"])
+        self.write_mountinfo()
+        return self
+
+    def write_mountinfo(self):
+        lines = ROOT_MOUNT
+        if self.mounted:
+            number, fstype = self.mounted.split()
+            lines += "216 26 %s / %s rw,noatime shared:114 - %s /dev/vdb rw\n" % (
+                number,
+                self.mount_point,
+                fstype,
+            )
+        self.mountinfo.write_text(lines)
 
     def __call__(self, argv):
-        if argv[0] == "findmnt":
-            return (0, self.mounted, "") if self.mounted else (1, "", "")
         self.commands.append(argv)
         if " ".join(argv[:2]) in self.failing:
             return 1, "", "Job for dlm.service failed"
         if argv[0] == "mount":
             self.mounted = "252:16 ocfs2"
+            self.write_mountinfo()
         return 0, "", ""
 
 
@@ -43,7 +64,12 @@ def node(monkeypatch, tmp_path):
     booted.mkdir()
     monkeypatch.setattr(cluster_mount, "find_disk", lambda volume_id, device: dict(DISK))
     monkeypatch.setattr(cluster_mount, "device_number", lambda path: (252, 16))
-    return dict(fstab=fstab, booted=booted, mount_point=tmp_path / "srv" / "shared")
+    return dict(
+        fstab=fstab,
+        booted=booted,
+        mount_point=tmp_path / "srv" / "shared",
+        mountinfo=tmp_path / "mountinfo",
+    )
 
 
 def change(run, node, **options):
@@ -55,8 +81,11 @@ def change(run, node, **options):
         options="_netdev,noatime",
         fstab=str(node["fstab"]),
         systemd_booted=str(node["booted"]),
+        mountinfo=str(node["mountinfo"]),
     )
     values.update(options)
+    if run.mountinfo is None:
+        run.attach(node)
     return cluster_mount.ClusterMountChange(run, **values)
 
 

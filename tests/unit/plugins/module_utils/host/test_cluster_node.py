@@ -4,7 +4,10 @@ import hashlib
 
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_node
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import (
+    cluster_node,
+    device_mounts,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 VOLUME_ID = "5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11"
@@ -166,6 +169,9 @@ def test_what_is_mounted_on_the_mount_point_is_the_last_mount_there_in_mountinfo
         "218 26 254:32 / /srv/with\\040space rw - gfs2 /dev/vdc rw\n"
     )
     assert cluster_node.mounted_type("/srv/shared", str(mountinfo)) == "tmpfs"
+    assert device_mounts.mount_at("/srv/with space", str(mountinfo)) == dict(
+        number=(254, 32), fstype="gfs2", source="/dev/vdc"
+    )
     assert cluster_node.mounted_type("/srv/with space", str(mountinfo)) == "gfs2"
     assert cluster_node.mounted_type("/srv", str(mountinfo)) == ""
     assert cluster_node.mounted_type("/srv/shared", str(tmp_path / "none")) == ""
