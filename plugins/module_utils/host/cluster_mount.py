@@ -16,7 +16,12 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.change import Ch
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_leave import (
     RELOAD_UNWAITED,
 )
-from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import find_disk
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    attached_disk,
+    find_disk,
+    mounts_on,
+    run_checked,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
     MOUNTINFO,
@@ -43,11 +48,6 @@ def cluster_fstab_entry(disk, mount_point, filesystem, options):
     """The fstab line that mounts the cluster filesystem at boot, fields joined by one space (as
     clustered_fs_info reads an entry)."""
     return "%s %s %s %s%s 0 0" % (disk, mount_point, filesystem, options, BOOT_ORDER[filesystem])
-
-
-def mounts_on(line, mount_point):
-    fields = line.split()
-    return len(fields) >= 2 and not fields[0].startswith("#") and fields[1] == mount_point
 
 
 def with_entry(text, entry, mount_point):
@@ -120,14 +120,7 @@ class ClusterMountChange(Change):
 
     def plan(self, current):
         disk = current["disk"]
-        if not disk["is_block_device"]:
-            raise ModuleFailure(
-                "%s is no block device on this server: attach the volume to it first "
-                "(multiattach.cloud.volume_attachments)"
-                % (disk["path"] or "volume %s" % self.volume_id),
-                disk=disk,
-            )
-        path, mounted = disk["path"], current["mounted"]
+        path, mounted = attached_disk(disk, self.volume_id), current["mounted"]
         if mounted and (
             mounted["fstype"] != self.filesystem or mounted["number"] != device_number(path)
         ):
@@ -144,8 +137,9 @@ class ClusterMountChange(Change):
                 disk=disk,
             )
         entry = cluster_fstab_entry(path, self.mount_point, self.filesystem, self.options)
+        entry_differs = current["entries"] != [entry]
         steps = []
-        if current["entries"] != [entry]:
+        if entry_differs:
             text = with_entry(current["fstab"], entry, self.mount_point)
             steps.append(
                 Step(
@@ -166,9 +160,7 @@ class ClusterMountChange(Change):
         # GFS2 ("shutdown ignored, active lockspaces", then a 90 s hang). Read after every mount made here too: the entry may have been written
         # by a run whose mount then failed. Unwaited: while systemd reloads it answers nothing,
         # and nothing here needs it.
-        if (current["entries"] != [entry] or mounted is None) and os.path.isdir(
-            self.systemd_booted
-        ):
+        if (entry_differs or mounted is None) and os.path.isdir(self.systemd_booted):
             steps.append(Step("start systemd's reading of fstab", self.reload_systemd))
         return Plan(
             dict(fstab=current["entries"], mounted=mounted["fstype"] if mounted else None),
@@ -176,13 +168,6 @@ class ClusterMountChange(Change):
             steps,
             result=dict(disk=disk, mount_point=self.mount_point, fstab_entry=entry),
         )
-
-    def checked(self, argv, what, hint=""):
-        rc, out, err = self.run_command(argv)
-        if rc != 0:
-            raise ModuleFailure(
-                "%s failed (rc %d)%s: %s" % (what, rc, hint, (err or out).strip()[-600:])
-            )
 
     def write_fstab(self, text):
         write_file(self.fstab, text, "0644", directory_mode=None)
@@ -197,8 +182,12 @@ class ClusterMountChange(Change):
 
     def mount(self, path):
         # Drop cached blocks first: the first node may just have made the filesystem.
-        self.checked(["blockdev", "--flushbufs", path], "dropping the cached blocks of %s" % path)
-        self.checked(["mount", self.mount_point], "mount %s" % self.mount_point)
+        run_checked(
+            self.run_command,
+            ["blockdev", "--flushbufs", path],
+            "dropping the cached blocks of %s" % path,
+        )
+        run_checked(self.run_command, ["mount", self.mount_point], "mount %s" % self.mount_point)
 
     def reload_systemd(self):
-        self.checked(RELOAD_UNWAITED, "starting systemctl daemon-reload")
+        run_checked(self.run_command, RELOAD_UNWAITED, "starting systemctl daemon-reload")

@@ -70,6 +70,25 @@ def find_disk(volume_id, device):
     return dict(path=None if volume_id else device, exists=False, is_block_device=False)
 
 
+def attached_disk(disk, volume_id):
+    """The path of DISK (find_disk's), refused unless it is a block device on this server."""
+    if not disk["is_block_device"]:
+        raise ModuleFailure(
+            "%s is no block device on this server: attach the volume to it first "
+            "(multiattach.cloud.volume_attachments)" % (disk["path"] or "volume %s" % volume_id),
+            disk=disk,
+        )
+    return disk["path"]
+
+
+def run_checked(run, argv, what):
+    """ARGV's output; a failure names WHAT and ends with what the command said."""
+    rc, out, err = run(argv)
+    if rc != 0:
+        raise ModuleFailure("%s failed (rc %d): %s" % (what, rc, (err or out).strip()[-600:]))
+    return out
+
+
 def probe_signatures(run, disk):
     """blkid's view of the disk now: the node's cached blocks are dropped first, since
     another node may have written the disk since this one last read it."""
@@ -190,14 +209,19 @@ def mounted_type(mount_point, mountinfo=MOUNTINFO):
     return (mount_at(mount_point, mountinfo) or {}).get("fstype", "")
 
 
+def mounts_on(line, mount_point):
+    """Whether the fstab LINE mounts on MOUNT_POINT (a comment does not)."""
+    fields = line.split()
+    return len(fields) >= 2 and not fields[0].startswith("#") and fields[1] == mount_point
+
+
 def fstab_entry(mount_point, fstab="/etc/fstab"):
     """The fstab line that mounts on MOUNT_POINT, its fields joined by one space."""
     try:
         with open(fstab) as lines:
             for line in lines:
-                fields = line.split()
-                if len(fields) >= 2 and not fields[0].startswith("#") and fields[1] == mount_point:
-                    return " ".join(fields)
+                if mounts_on(line, mount_point):
+                    return " ".join(line.split())
     except OSError:
         pass
     return None

@@ -17,9 +17,12 @@ import os
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
+    attached_disk,
     find_disk,
     fstab_entry,
+    mounts_on,
     probe_signatures,
+    run_checked,
     signature_type,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
@@ -71,15 +74,7 @@ def write_fstab(entry, mount_point, fstab=None):
     """FSTAB with the line for MOUNT_POINT replaced by ENTRY (removed for None), written whole
     through a rename so that a crash leaves the old or the new file."""
     fstab = fstab or FSTAB
-    lines = [
-        line
-        for line in fstab_lines(fstab)
-        if not (
-            len(line.split()) >= 2
-            and not line.split()[0].startswith("#")
-            and line.split()[1] == mount_point
-        )
-    ]
+    lines = [line for line in fstab_lines(fstab) if not mounts_on(line, mount_point)]
     if entry is not None:
         lines.append(entry)
     write_file(fstab, "\n".join(lines) + "\n", "0644", directory_mode=None)
@@ -167,14 +162,7 @@ class DatasetMountChange(Change):
         if self.state == "absent":
             return self.plan_absent(current)
         disk = current["disk"]
-        if not disk["is_block_device"]:
-            raise ModuleFailure(
-                "%s is no block device on this server: attach the volume to it first "
-                "(multiattach.cloud.volume_attachments)"
-                % (disk["path"] or "volume %s" % self.volume_id),
-                disk=disk,
-            )
-        path, mounted = disk["path"], current["mounted"]
+        path, mounted = attached_disk(disk, self.volume_id), current["mounted"]
         if mounted and mounted["number"] != device_number(path):
             raise ModuleFailure(
                 "another filesystem is mounted on %s: unmount it, or choose another mount point"
@@ -307,12 +295,6 @@ class DatasetMountChange(Change):
             ),
         )
 
-    def run_checked(self, argv, what):
-        rc, out, err = self.run_command(argv)
-        if rc != 0:
-            raise ModuleFailure("%s failed (rc %d): %s" % (what, rc, (err or out).strip()[-600:]))
-        return out
-
     def make(self, path):
         # Read again right before: another server may have written the disk since.
         signatures = probe_signatures(self.run_command, path)
@@ -337,20 +319,26 @@ class DatasetMountChange(Change):
     def mount(self, path, options):
         if not os.path.isdir(self.mount_point):
             os.makedirs(self.mount_point, 0o755)
-        self.run_checked(
+        run_checked(
+            self.run_command,
             ["mount", "-t", self.filesystem, "-o", options, path, self.mount_point],
             "mount %s" % self.mount_point,
         )
 
     def remount(self, mode):
-        self.run_checked(
-            ["mount", "-o", "remount,%s" % mode, self.mount_point], "remount %s" % self.mount_point
+        run_checked(
+            self.run_command,
+            ["mount", "-o", "remount,%s" % mode, self.mount_point],
+            "remount %s" % self.mount_point,
         )
 
     def unmount(self):
         # A writer's data reach the disk before it lets go (umount syncs; this says so first).
-        self.run_checked(["sync", "-f", self.mount_point], "sync %s" % self.mount_point)
-        self.run_checked(
+        run_checked(
+            self.run_command, ["sync", "-f", self.mount_point], "sync %s" % self.mount_point
+        )
+        run_checked(
+            self.run_command,
             ["umount", self.mount_point],
             "unmount %s (a process may hold it: fuser -vm %s)"
             % (self.mount_point, self.mount_point),
