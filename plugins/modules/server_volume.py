@@ -86,6 +86,19 @@ attachment:
   returned: always
   type: dict
   sample: {"attachment_id": "8a1e9f3c-2b7d-4c1e-9f0a-6d5c4b3a2f10", "server_id": "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c", "server_name": "db-1"}
+server_id:
+  description:
+    - The ID of the server named by O(server), as Nova knows it, also in check mode and when
+      nothing changed (a playbook finds the server's inventory host by it before the
+      attachment exists).
+  returned: always
+  type: str
+  sample: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
+server_name:
+  description: The name of that server.
+  returned: always
+  type: str
+  sample: db-1
 volume:
   description:
     - The volume once this server holds it (or no longer does), with every server's attachment.

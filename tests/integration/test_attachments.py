@@ -60,6 +60,12 @@ def test_server_volume_attaches_to_an_in_use_volume_and_detaches_one_server(admi
     )
     args = {"cloud": "local-admin", "volume": shared.name, "server": names[2]}
 
+    # A playbook finds the server's inventory host by these before the attachment exists.
+    planned = run_module(SERVER_VOLUME, args, check=True)
+    assert planned["changed"] is True and planned["attachment"] is None
+    assert (planned["server_id"], planned["server_name"]) == (lab["ids"][names[2]], names[2])
+    assert holders(admin_cloud, shared, lab) == sorted(names[:2]), "check mode must not attach"
+
     attached = run_module(SERVER_VOLUME, args)
     assert attached["changed"] is True, attached.get("msg")
     assert attached["attachment"]["server_id"] == lab["ids"][names[2]]

@@ -84,6 +84,18 @@ def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab,
     again = run_playbook_file(PLAYBOOKS / "provision_shared_volume.yml", inventory, shared)
     assert not again.failures and again.changed_tasks == []
 
+    # --check, the server named by its ID: no attachment names it yet, so the module's
+    # server_id and server_name find its inventory host; nothing is attached.
+    previewed = run_playbook_file(
+        PLAYBOOKS / "add_node.yml", inventory, dict(shared, node=lab["ids"][names[2]]), check=True
+    )
+    assert not previewed.failures, previewed.failure_message
+    joining = previewed.result("Find the inventory host of the server that holds the volume now")
+    assert joining["ansible_facts"]["add_node_joining"]["host"] == "node-c"
+    shown = previewed.result("Show which servers hold the volume now")["msg"]
+    assert "would be held by" in shown and names[2] in shown, shown
+    assert attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1] == provisioned
+
     added = run_playbook_file(PLAYBOOKS / "add_node.yml", inventory, dict(shared, node="node-c"))
     assert not added.failures, added.failure_message
     unused, after_add = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])

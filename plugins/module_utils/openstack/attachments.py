@@ -248,4 +248,6 @@ class ServerVolumeChange(AttachmentChange):
         reported["attachment"] = next(
             (a for a in reported["volume"]["attachments"] if a["server_id"] == self.server_id), None
         )
+        reported["server_id"] = self.server_id
+        reported["server_name"] = self.index.names.get(self.server_id)
         return reported

@@ -4,6 +4,7 @@ no mount run by the fstab entry clustered_fs_mount would write, so the two must 
 import jinja2
 import pytest
 import yaml
+from ansible.module_utils.parsing.convert_bool import boolean
 from local_cloud import paths
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_mount import (
@@ -29,3 +30,28 @@ def test_the_roles_fstab_entry_is_the_one_the_mount_module_writes(filesystem, op
     )
     assert role_entry == cluster_fstab_entry(DISK, "/srv/shared", filesystem, options)
     assert ("x-systemd.requires=dlm.service" in role_entry) == (filesystem == "gfs2")
+
+
+@pytest.mark.parametrize(
+    "check_mode,flag,disk_exists,pending",
+    [
+        (True, True, False, True),
+        # A real run never goes on without the disk, whatever the flag says.
+        (False, True, False, False),
+        # Once the disk is there it is read and checked as on any node.
+        (True, True, True, False),
+        (True, False, False, False),
+        (True, "false", False, False),
+    ],
+)
+def test_a_disk_counts_as_pending_only_in_check_mode_with_the_flag_and_no_disk(
+    check_mode, flag, disk_exists, pending
+):
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    environment.filters["bool"] = boolean
+    rendered = environment.from_string(VARS["clustered_fs_disk_pending"]).render(
+        ansible_check_mode=check_mode,
+        clustered_fs_disk_attach_pending=flag,
+        clustered_fs_node={"disk": {"exists": disk_exists}},
+    )
+    assert rendered == str(pending)
