@@ -55,3 +55,23 @@ def test_a_disk_counts_as_pending_only_in_check_mode_with_the_flag_and_no_disk(
         clustered_fs_node={"disk": {"exists": disk_exists}},
     )
     assert rendered == str(pending)
+
+
+@pytest.mark.parametrize(
+    "volume_id,device,named",
+    [
+        ("5bd8c3a0-8e4b", "", "volume 5bd8c3a0-8e4b"),
+        (
+            "",
+            "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_x",
+            "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_x",
+        ),
+    ],
+)
+def test_the_disk_is_named_in_messages_as_the_operator_named_it(volume_id, device, named):
+    rendered = (
+        jinja2.Environment(undefined=jinja2.StrictUndefined)
+        .from_string(VARS["clustered_fs_disk_named"])
+        .render(clustered_fs_volume_id=volume_id, clustered_fs_device=device)
+    )
+    assert rendered == named
