@@ -12,7 +12,13 @@ running dlm_controld keeps what it read for an ID, so a departed node's ID is ne
 The inventory's order never decides an ID, except for the very first members of a new cluster.
 
 A node the configuration drops must not have the filesystem mounted anywhere the cluster can
-see (slot map, lockspace): dropping it would let it write on unfenced and uncoordinated.
+see (slot map, lockspace), nor still be in the running corosync ring (GFS2): a node's lockspaces
+are seen only by the nodes that have the filesystem mounted themselves, so when no member in the
+run has it mounted, the ring is what still knows that node. Dropping it would let it write on
+unfenced and uncoordinated.
+
+Every member is one server: two inventory hosts that reach the same server (one Nova UUID read on
+both), or two servers with one hostname (which the stack's records key nodes by), are refused.
 """
 
 from __future__ import annotations
@@ -87,6 +93,7 @@ def node_ids(reads, records, highest, members, pins, filesystem):
             )
     recorded = {name: next(iter(ids)) for name, ids in records.items()}
     names = {host: reads[host]["node_name"] for host in members}
+    _refuse_one_server_twice(reads, members, names)
     planned = {}
     for host in members:
         name = names[host]
@@ -126,6 +133,41 @@ def node_ids(reads, records, highest, members, pins, filesystem):
     return planned
 
 
+def _twins(hosts_by_key):
+    return {key: hosts for key, hosts in hosts_by_key.items() if key and len(hosts) > 1}
+
+
+def _refuse_one_server_twice(reads, members, names):
+    """Two hosts of one hostname would be merged into one node ID; two hosts that read the same
+    Nova UUID are one server reached twice (an inventory address that now reaches another)."""
+    by_name, by_uuid = {}, {}
+    for host in members:
+        by_name.setdefault(names[host], []).append(host)
+    for host in sorted(reads):
+        by_uuid.setdefault(reads[host].get("server_uuid"), []).append(host)
+    same_name, same_server = _twins(by_name), _twins(by_uuid)
+    if same_server:
+        raise ClusterPlanError(
+            "%s reach one and the same server (Nova UUID %s, read on each): an inventory address "
+            "points at another server than its host names. Nothing was changed. Fix the "
+            "inventory's ansible_host so that each host reaches its own server"
+            % (
+                "; ".join(" and ".join(hosts) for hosts in same_server.values()),
+                ", ".join(sorted(same_server)),
+            )
+        )
+    if same_name:
+        raise ClusterPlanError(
+            "%s share the hostname %s: the cluster's records know a node by its hostname, so they "
+            "would be one node. Nothing was changed. Give each server its own hostname "
+            "(hostnamectl set-hostname), then run again"
+            % (
+                "; ".join(" and ".join(hosts) for hosts in same_name.values()),
+                ", ".join(sorted(same_name)),
+            )
+        )
+
+
 def mounted_anywhere(reads):
     """{node name: [hosts whose read lists it]}: where the cluster says the filesystem is mounted."""
     seen = {}
@@ -156,4 +198,29 @@ def cluster_plan(reads, members, pins, filesystem):
                 ", ".join(sorted({disk for name in still_mounted for disk in mounted[name]})),
             )
         )
+    in_ring = ring_members(reads)
+    still_in_ring = [name for name in dropped if name in in_ring]
+    if still_in_ring:
+        raise ClusterPlanError(
+            "the cluster's new configuration leaves out %s, which %s still in the running corosync "
+            "ring (as %s sees it): it may have the filesystem mounted where no member in this run "
+            "can see its lockspace. Nothing was changed. Take a node out with the remove_node "
+            "playbook (ansible-playbook multiattach.cloud.remove_node -e node=NAME), which unmounts "
+            "it and stops its stack before the others drop it; a dead node leaves the ring once "
+            "the cluster has fenced it"
+            % (
+                ", ".join(still_in_ring),
+                "is" if len(still_in_ring) == 1 else "are",
+                ", ".join(sorted({host for name in still_in_ring for host in in_ring[name]})),
+            )
+        )
     return dict(ids=ids, dropped=dropped, highest=max(set(ids.values()) | highest))
+
+
+def ring_members(reads):
+    """{node name: [hosts whose read lists it]}: the nodes the running corosync ring has joined."""
+    seen = {}
+    for host, read in reads.items():
+        for name in read.get("ring_members") or []:
+            seen.setdefault(name, []).append(host)
+    return seen

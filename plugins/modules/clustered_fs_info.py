@@ -170,6 +170,15 @@ highest_node_id:
       configuration file (a new node gets a higher one); null when not recorded.
   returned: always
   type: int
+ring_members:
+  description:
+    - GFS2 - the nodes the running corosync ring has joined (C(corosync-cmapctl -b runtime.members)),
+      named by RV(recorded_nodes) where it records their ID, else C(nodeid N). A node dropped from the
+      configuration must not be among them. Empty for OCFS2 and while corosync is stopped.
+  returned: always
+  type: list
+  elements: str
+  sample: [node-1, node-2]
 server_uuid:
   description:
     - The Nova server this node is (the SMBIOS system UUID, which Nova's libvirt driver sets to the

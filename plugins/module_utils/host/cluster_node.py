@@ -267,8 +267,12 @@ class ClusterNodeReading(Reading):
         mounts, users = (
             device_mounts(disk["path"], self.read_users) if disk["is_block_device"] else ([], [])
         )
+        stack = self.read_stack()
         return dict(
-            self.read_stack(),
+            stack,
+            ring_members=cluster_records.ring_members(self.run_command, recorded)
+            if self.filesystem == "gfs2" and stack["services"]["corosync"]["active"]
+            else [],
             node_name=os.uname()[1],
             disk=disk,
             signatures=signatures,

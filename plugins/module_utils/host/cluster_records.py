@@ -9,7 +9,9 @@
   inventory's order.
 - Which nodes hold the filesystem mounted, as the cluster itself knows it: OCFS2's slot map
   (mounted.ocfs2 -f), GFS2's DLM lockspace members (dlm_tool ls). A node still listed there
-  must not be dropped from the cluster's configuration.
+  must not be dropped from the cluster's configuration. A lockspace is seen only by its own
+  members, so GFS2's running corosync ring (its cmap) tells which nodes are still in the
+  cluster at all.
 - The corosync authkey's digest (never the key), and o2cb's self-fencing settings as they run.
 """
 
@@ -194,6 +196,24 @@ def gfs2_mounted_by(run, signatures, recorded):
     members = dlm_lockspace_members(out if rc == 0 else "").get(lockspace, [])
     by_id = {node["id"]: name for name, node in recorded.items()}
     return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in members]
+
+
+RING_MEMBER = re.compile(
+    r"^runtime\.members\.(?P<id>[0-9]+)\.status \(str\) = joined$", re.MULTILINE
+)
+
+
+def ring_members(run, recorded):
+    """The nodes the running corosync ring has joined (its cmap's runtime.members), named by
+    the configuration's record, else 'nodeid N'; empty when corosync does not answer."""
+    if not shutil.which("corosync-cmapctl"):
+        return []
+    rc, out = run(["corosync-cmapctl", "-b", "runtime.members"])[:2]
+    by_id = {node["id"]: name for name, node in recorded.items()}
+    joined = sorted(
+        int(match.group("id")) for match in RING_MEMBER.finditer(out if rc == 0 else "")
+    )
+    return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in joined]
 
 
 def mounted_by(run, filesystem, disk, signatures, recorded):

@@ -98,3 +98,44 @@ def test_records_that_disagree_and_members_not_read_are_refused_with_their_names
         ClusterPlanError, match=r"c is in the cluster's group but not read in this run"
     ):
         cluster_plan({"a": read("a")}, ["a", "c"], {}, "gfs2")
+
+
+def test_a_node_still_in_the_corosync_ring_is_never_dropped_though_no_lockspace_shows_it():
+    """GFS2: no member in the run has the filesystem mounted, so no lockspace names node-3; the
+    ring still does (b613a3e dropped it)."""
+    record = {"node-1": 1, "node-2": 2, "node-3": 3}
+    reads = {
+        name: dict(read(name, record), ring_members=["node-1", "node-2", "node-3"])
+        for name in ("node-1", "node-2")
+    }
+    with pytest.raises(
+        ClusterPlanError,
+        match=r"leaves out node-3, which is still in the running corosync ring "
+        r"\(as node-1, node-2 sees it\).*Nothing was changed.*remove_node",
+    ):
+        cluster_plan(reads, ["node-1", "node-2"], {}, "gfs2")
+    for node_read in reads.values():
+        node_read["ring_members"] = ["node-1", "node-2"]
+    assert cluster_plan(reads, ["node-1", "node-2"], {}, "gfs2")["dropped"] == ["node-3"]
+
+
+def test_two_members_with_one_hostname_are_refused_naming_both():
+    """b613a3e merged them into one node ID."""
+    reads = {"web-a": read("web"), "web-b": read("web")}
+    with pytest.raises(ClusterPlanError, match=r"web-a and web-b share the hostname web"):
+        cluster_plan(reads, ["web-a", "web-b"], {}, "gfs2")
+
+
+def test_two_hosts_that_reach_one_server_are_refused_naming_it():
+    reads = {
+        "web-a": dict(read("web-a"), server_uuid="u-1"),
+        "web-b": dict(read("web-b"), server_uuid="u-1"),
+        "web-c": dict(read("web-c"), server_uuid=None),
+        "web-d": dict(read("web-d"), server_uuid=None),
+    }
+    with pytest.raises(
+        ClusterPlanError, match=r"web-a and web-b reach one and the same server \(Nova UUID u-1"
+    ):
+        cluster_plan(reads, list(reads), {}, "gfs2")
+    reads["web-b"]["server_uuid"] = "u-2"
+    assert set(cluster_plan(reads, list(reads), {}, "gfs2")["ids"]) == set(reads)

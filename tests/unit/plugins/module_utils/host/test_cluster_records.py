@@ -156,3 +156,26 @@ def test_mkfs_is_answered_yes_only_when_it_found_nothing():
         "/dev/vdb",
     ]
     assert "-F" not in mkfs.mkfs_command("ocfs2", "/dev/vdb", 4, "shared", "lab")
+
+
+def test_the_ring_members_are_the_joined_nodes_of_corosyncs_cmap(monkeypatch):
+    monkeypatch.setattr(cluster_records.shutil, "which", lambda name: "/usr/sbin/" + name)
+    cmap = (
+        "runtime.members.1.config_version (u64) = 0\n"
+        "runtime.members.1.ip (str) = r(0) ip(10.0.0.1) \n"
+        "runtime.members.1.status (str) = joined\n"
+        "runtime.members.2.status (str) = left\n"
+        "runtime.members.3.join_count (u32) = 2\n"
+        "runtime.members.3.status (str) = joined\n"
+        "runtime.members.7.status (str) = joined\n"
+    )
+    recorded = cluster_records.corosync_nodes(COROSYNC)
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        return 0, cmap, ""
+
+    assert cluster_records.ring_members(run, recorded) == ["node-1", "node-0", "nodeid 7"]
+    assert calls == [["corosync-cmapctl", "-b", "runtime.members"]]
+    assert cluster_records.ring_members(lambda argv: (1, "", "no corosync"), recorded) == []
