@@ -59,6 +59,14 @@ options:
     type: list
     elements: path
     default: []
+  mount_options:
+    description:
+      - The mount options the node will be given, checked here so that a converge refuses them
+        before anything is written - C(lockproto), C(locktable), C(hostdata), C(localflocks),
+        C(spectator) and C(norecovery) for GFS2, C(localflocks) and C(coherency=buffered) for OCFS2,
+        C(remount), C(bind) and C(rbind) for both, each undoes what keeps the shared disk safe. The
+        same check runs in M(multiattach.cloud.clustered_fs_mount).
+    type: str
 attributes:
   check_mode:
     support: full
@@ -264,6 +272,7 @@ class ClusteredFsInfoModule(CollectionModule):
         fencing_cloud=dict(type="str"),
         read_users=dict(type="bool", default=False),
         files=dict(type="list", elements="path", default=[]),
+        mount_options=dict(type="str"),
     )
     module_kwargs = DISK_MODULE_KWARGS
     job = ClusterNodeReading

@@ -79,7 +79,10 @@ options:
     type: bool
     default: true
   options:
-    description: More mount options (C(ro) and the no-replay option are always set for V(ro)).
+    description:
+      - More mount options (C(ro) and the no-replay option are always set for V(ro)).
+      - Refused before anything is read - C(rw) for a reader (O(mode=ro)), and C(remount), C(bind),
+        C(rbind) for both modes, each named with why.
     type: list
     elements: str
     default: []

@@ -28,6 +28,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_moun
     device_number,
     mount_at,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.mount_options import (
+    refuse_cluster_options,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 FSTAB = "/etc/fstab"
@@ -86,6 +89,7 @@ class ClusterMountChange(Change):
                 "options %r is no fstab options field: give them comma-separated, without spaces "
                 "(such as _netdev,noatime)" % options
             )
+        refuse_cluster_options(filesystem, options)
         self.run_command = run_command
         self.volume_id = volume_id
         self.device = device

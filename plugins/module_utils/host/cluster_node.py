@@ -23,6 +23,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_moun
     device_mounts,
     mount_at,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.mount_options import (
+    refuse_cluster_options,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 BY_ID = "/dev/disk/by-id"
@@ -244,7 +247,10 @@ class ClusterNodeReading(Reading):
         fencing_cloud,
         read_users,
         files,
+        mount_options=None,
     ):
+        if mount_options is not None:
+            refuse_cluster_options(filesystem, mount_options)
         self.run_command = run_command
         self.volume_id = volume_id
         self.device = device

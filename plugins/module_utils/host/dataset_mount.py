@@ -30,6 +30,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_moun
     device_number,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import run_on_terminal
+from ansible_collections.multiattach.cloud.plugins.module_utils.host.mount_options import (
+    refuse_dataset_options,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 # The options that keep a read-only mount from writing the disk: no journal replay.
@@ -108,6 +111,8 @@ class DatasetMountChange(Change):
             )
         if make_filesystem and mode != "rw":
             raise ModuleFailure("make_filesystem needs mode rw: a reader never writes the disk")
+        if state == "present":
+            refuse_dataset_options(mode, options)
         self.run_command = run_command
         self.volume_id = volume_id
         self.device = device

@@ -2,9 +2,14 @@
 written in its place and once, the mount made once, dlm started before a GFS2 mount and nothing
 mounted when it does not start, systemd told after the mount, and check mode changing nothing."""
 
+import re
+
 import pytest
 
-from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_mount
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import (
+    cluster_mount,
+    cluster_node,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
 DISK = {
@@ -224,3 +229,55 @@ def test_a_disk_not_attached_is_refused_naming_the_fix(node, monkeypatch):
 def test_options_that_are_no_fstab_field_are_refused(node, options):
     with pytest.raises(ModuleFailure, match="comma-separated, without spaces"):
         change(FakeNode(), node, options=options)
+
+
+@pytest.mark.parametrize(
+    ("filesystem", "options", "refused"),
+    [
+        ("gfs2", "_netdev,lockproto=lock_nolock", "lockproto=lock_nolock"),
+        ("gfs2", "locktable=other:fs", "locktable=other:fs"),
+        ("gfs2", "hostdata=jid=0", "hostdata=jid=0"),
+        ("gfs2", "localflocks", "localflocks"),
+        ("gfs2", "spectator", "spectator"),
+        ("gfs2", "norecovery", "norecovery"),
+        ("ocfs2", "localflocks", "localflocks"),
+        ("ocfs2", "_netdev,coherency=buffered", "coherency=buffered"),
+        ("ocfs2", "bind", "bind"),
+        ("gfs2", "remount,spectator", "remount, spectator"),
+    ],
+)
+def test_options_that_undo_the_clusters_safety_are_refused_naming_each(
+    node, filesystem, options, refused
+):
+    """b613a3e wrote lockproto=lock_nolock into fstab."""
+    run = FakeNode()
+    expected = r"mount options? %s refused for a %s mount shared by the cluster" % (
+        re.escape(refused),
+        filesystem.upper(),
+    )
+    with pytest.raises(ModuleFailure, match=expected):
+        change(run, node, filesystem=filesystem, options=options).run(check_mode=True)
+    assert node["fstab"].read_text() == OTHER_LINES
+
+
+def test_ocfs2_keeps_full_coherency_and_gfs2_its_ordinary_options(node):
+    change(FakeNode(), node, filesystem="ocfs2", options="_netdev,coherency=full")
+    change(FakeNode(), node, filesystem="gfs2", options="_netdev,noatime,quota=off")
+
+
+def test_the_nodes_read_refuses_them_so_the_role_writes_nothing_first():
+    with pytest.raises(ModuleFailure, match=r"lockproto=lock_nolock refused for a GFS2 mount"):
+        cluster_node.ClusterNodeReading(
+            None,
+            volume_id="5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11",
+            device=None,
+            filesystem="gfs2",
+            cluster_name="lab",
+            mount_point="/srv/shared",
+            packages=[],
+            gfs2_fencing=True,
+            fencing_cloud=None,
+            read_users=False,
+            files=[],
+            mount_options="_netdev,lockproto=lock_nolock",
+        )

@@ -179,3 +179,31 @@ def test_another_filesystem_on_the_mount_point_is_left_alone(host):
     run = FakeHost(mounted="8:1 ext4 rw")
     with pytest.raises(ModuleFailure, match="another filesystem is mounted on /srv/data/v1"):
         change(run).run(check_mode=False)
+
+
+@pytest.mark.parametrize(
+    ("mode", "options", "refused"),
+    [
+        ("ro", ["rw"], "rw"),
+        ("ro", ["noatime", "RW"], "RW"),
+        ("ro", ["remount"], "remount"),
+        ("ro", ["bind"], "bind"),
+        ("rw", ["rbind"], "rbind"),
+    ],
+)
+def test_options_that_let_a_reader_write_or_mount_something_else_are_refused_before_any_read(
+    host, mode, options, refused
+):
+    """b613a3e mounted a reader given [rw] with ro,noload,rw: read-write."""
+    run = FakeHost()
+    with pytest.raises(
+        ModuleFailure, match=r"mount options? %s refused for .*Nothing was changed" % refused
+    ):
+        change(run, mode=mode, holders=1, options=options).run(check_mode=False)
+    assert run.commands == []
+
+
+def test_a_reader_keeps_its_harmless_options():
+    assert (
+        dataset_mount.mount_options("ext4", "ro", ["noatime", "nodev"]) == "ro,noload,noatime,nodev"
+    )
