@@ -6,7 +6,10 @@ server name (host variable openstack_server_name, default the inventory name) or
 ID (host variable openstack_server_id, or the volume's attachment to that server).
 
 Every way must end at the same host: the playbooks read and unmount THAT host before they
-detach anything, so a name that resolves to no host, or to two, is refused.
+detach anything, so a name that resolves to no host, or to two, is refused. An ID beats a name:
+a host with a recorded openstack_server_id is that server whatever its name; a name that two
+servers holding the volume share is refused, naming both. The host itself then confirms the
+server it is (clustered_fs_leave reads its own Nova UUID) before anything is changed.
 """
 
 from __future__ import annotations
@@ -20,28 +23,67 @@ def server_name(hostvars, host):
     return hostvars[host].get("openstack_server_name") or host
 
 
-def _server_names(hostvars, host):
-    """What OpenStack knows the host's server by: its server name and, if recorded, its ID."""
-    return {server_name(hostvars, host), hostvars[host].get("openstack_server_id")} - {None}
+def _recorded_id(hostvars, host):
+    """The host's openstack_server_id as Nova writes IDs (lower case), or None."""
+    return str(hostvars[host].get("openstack_server_id") or "").strip().lower() or None
 
 
-def _attached_server(hostvars, host, attachment_servers):
-    """The ID of the host's server among the volume's attachments; None when not attached."""
-    names = _server_names(hostvars, host)
-    return next(
-        (server for server, name in attachment_servers.items() if server in names or name in names),
-        None,
+def _candidates(hostvars, host, attachment_servers, claimed):
+    """The IDs the host's server may have among the volume's attachments: its recorded
+    openstack_server_id alone when the inventory records one (an ID beats any name), else every
+    attachment whose server has the host's OpenStack name and whose ID no other host records
+    (two when two servers share the name)."""
+    recorded = _recorded_id(hostvars, host)
+    if recorded:
+        return [recorded]
+    name = server_name(hostvars, host)
+    return sorted(
+        server
+        for server, named in attachment_servers.items()
+        if named == name and server not in claimed
     )
 
 
-def _matches(hostvars, host, node, attachment_servers):
-    return node in {host} | _server_names(hostvars, host) or node == _attached_server(
-        hostvars, host, attachment_servers
+def _claimed(hostvars, hosts):
+    return {_recorded_id(hostvars, host) for host in hosts} - {None}
+
+
+def _matches(hostvars, host, node, attachment_servers, claimed):
+    names = {host, server_name(hostvars, host), hostvars[host].get("openstack_server_id")}
+    return (
+        node in names
+        or node.lower() == _recorded_id(hostvars, host)
+        or node.lower() in _candidates(hostvars, host, attachment_servers, claimed)
     )
+
+
+def _server_of(hostvars, host, node, attachment_servers, claimed):
+    """The one server ID the host's server has among the attachments; None when not attached.
+    A name two attached servers share resolves to neither, unless NODE is one of their IDs."""
+    candidates = _candidates(hostvars, host, attachment_servers, claimed)
+    attached = [server for server in candidates if server in attachment_servers]
+    if len(attached) > 1 and node.lower() in attached:
+        return node.lower()
+    if len(attached) > 1:
+        raise InventoryNodeError(
+            "%s's OpenStack name %s is shared by %d servers that hold the volume (%s): the name "
+            "cannot say which of them is %s. Name the server by its ID (-e node=ID), or record "
+            "openstack_server_id for %s in the inventory"
+            % (
+                host,
+                server_name(hostvars, host),
+                len(attached),
+                ", ".join(attached),
+                host,
+                host,
+            )
+        )
+    return attached[0] if attached else None
 
 
 def inventory_node(hostvars, hosts, node, attachments, required=True):
-    """{host, server (the ID Nova knows, or the name), attached} for NODE among HOSTS;
+    """{host, server (the ID Nova knows, or the name), server_id (the ID or None), attached}
+    for NODE among HOSTS;
     ATTACHMENTS: the shared volume's (volume_info's), each with server_id and server_name.
     Not REQUIRED: None when no host matches (a server ID that only Nova knows yet)."""
     node = str(node or "").strip()
@@ -50,8 +92,11 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
             "say which server with -e node=NAME (its inventory name, OpenStack "
             "server name or server ID)"
         )
-    attachment_servers = {a.get("server_id"): a.get("server_name") for a in attachments or []}
-    found = [host for host in hosts if _matches(hostvars, host, node, attachment_servers)]
+    attachment_servers = {
+        str(a.get("server_id") or "").lower(): a.get("server_name") for a in attachments or []
+    }
+    claimed = _claimed(hostvars, hosts)
+    found = [host for host in hosts if _matches(hostvars, host, node, attachment_servers, claimed)]
     if len(found) > 1:
         raise InventoryNodeError(
             "node=%s names %d inventory hosts (%s): name one by its inventory name"
@@ -60,7 +105,7 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
     if not found and not required:
         return None
     if not found:
-        held = node in attachment_servers or node in attachment_servers.values()
+        held = node.lower() in attachment_servers or node in attachment_servers.values()
         raise InventoryNodeError(
             "node=%s is no inventory host, nor the openstack_server_name or openstack_server_id of one%s. "
             "The playbook must reach the server to unmount the filesystem before anything is "
@@ -69,9 +114,11 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
             % (node, "; the volume IS attached to that server" if held else "")
         )
     host = found[0]
-    server = _attached_server(hostvars, host, attachment_servers)
+    server = _server_of(hostvars, host, node, attachment_servers, claimed)
+    server_id = server or _recorded_id(hostvars, host)
     return dict(
         host=host,
-        server=server or hostvars[host].get("openstack_server_id") or server_name(hostvars, host),
+        server=server_id or server_name(hostvars, host),
+        server_id=server_id,
         attached=server is not None,
     )

@@ -33,7 +33,14 @@ description:
   - Refuses, before any step, while processes hold the filesystem, naming them. A mount that stays
     after C(umount) fails the run naming it, with nothing after it done (fstab, stack and the
     volume as they were). Only after this module succeeded may the volume be detached.
-  - One module run for the whole leave; on an emulated guest each run costs seconds.
+  - Refuses, before any step and in check mode too, a node that is not the server meant - with
+    O(server_id), the Nova server the node reads as its own (its SMBIOS system UUID) must be that
+    server, and a node that cannot tell must be vouched for (O(server_id_confirmed)).
+  - A disk not found is never read as "nothing mounted" - the run refuses when O(attached) says
+    the cloud has the volume on this server, and whenever a cluster filesystem mount, a DLM
+    lockspace or an o2cb heartbeat region is in use here (the volume named may be another
+    cluster's). RV(server_id) is the server the detach that follows may act on.
+  - One module run for the whole leave.
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
@@ -62,6 +69,23 @@ options:
         cluster's servers, so a node that leaves keeps no copy, not even set aside. A file that
         also holds other clouds is kept and the run warns, naming the entry to remove by hand.
     type: str
+  server_id:
+    description:
+      - The ID of the Nova server the cloud names for this host. The node's own SMBIOS system UUID
+        (which Nova's libvirt driver sets to the server's ID) must be the same, or nothing is done.
+    type: str
+  server_id_confirmed:
+    description:
+      - The operator vouches that this host is server O(server_id), for a host that cannot tell
+        which server it is (no C(OpenStack Nova) SMBIOS product). Never overrides a UUID that the
+        node does read.
+    type: bool
+    default: false
+  attached:
+    description:
+      - Whether the cloud says the volume is attached to this server. When true, a disk not found
+        by O(volume_id) refuses the run.
+    type: bool
 attributes:
   check_mode:
     support: full
@@ -128,6 +152,13 @@ held_fencing_credentials:
   returned: always
   type: bool
   sample: true
+server_id:
+  description:
+    - The Nova server this node is, as confirmed - read on the node, or O(server_id) when the
+      operator vouched for it; null when neither. The volume is detached from this server only.
+  returned: always
+  type: str
+  sample: 7b2f0f53-3a4e-4c8e-9d0b-6a61f3c1a2de
 seconds:
   description:
     - How long each step took (C(unmount), C(fstab), C(stack), C(set_aside), C(credentials); C(reload)
@@ -153,6 +184,9 @@ class ClusteredFsLeaveModule(CollectionModule):
         mount_point=dict(type="path", required=True),
         member=dict(type="bool", default=True),
         fencing_cloud=dict(type="str"),
+        server_id=dict(type="str"),
+        server_id_confirmed=dict(type="bool", default=False),
+        attached=dict(type="bool"),
     )
     module_kwargs = DISK_MODULE_KWARGS
     job = ClusterLeaveChange

@@ -1,8 +1,11 @@
 """The playbooks under playbooks/ against the local cloud, with an operator's inventory."""
 
+import contextlib
 import http.server
+import subprocess
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 import yaml
@@ -19,7 +22,8 @@ def inventory(tmp_path, lab):
 
     The local cloud's group_vars (roles' settings) come along, as in any
     operator's inventory directory. The fake-driver servers have no OS: remove_node reads each
-    server before it detaches, so they are reached as this machine, which holds no such disk.
+    server before it detaches, so they are reached as this machine (guest_disk shows the
+    volume's disk there when the test needs it).
     """
     names = lab["names"]
     directory = tmp_path / "inventory"
@@ -67,13 +71,40 @@ def shared(admin_cloud, lab):
     assert admin_cloud.block_storage.find_volume(name, ignore_missing=True) is None
 
 
+@contextlib.contextmanager
+def guest_disk(tmp_path, volume_id):
+    """The volume as a guest would see it, on this machine that stands for the fake-driver
+    servers: a loop device under the by-id name Nova's virtio serial gives it, so that the leave
+    finds the disk the cloud says is attached (it refuses a disk not found)."""
+    image = tmp_path / "guest-disk.raw"
+    with open(image, "wb") as handle:
+        handle.truncate(1 << 20)
+    device = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    made = [path for path in (Path("/dev/disk"), Path("/dev/disk/by-id")) if not path.exists()]
+    for path in made:
+        path.mkdir()
+    link = Path("/dev/disk/by-id/virtio-" + volume_id[:20])
+    link.symlink_to(device)
+    try:
+        yield
+    finally:
+        link.unlink()
+        for path in reversed(made):
+            path.rmdir()
+        subprocess.run(["losetup", "--detach", device], check=False)
+
+
 def attachments_by_server(admin_cloud, lab, name):
     volume = admin_cloud.block_storage.find_volume(name, ignore_missing=False)
     by_id = {v: k for k, v in lab["ids"].items()}
     return volume.status, {by_id[a["server_id"]]: a["attachment_id"] for a in volume.attachments}
 
 
-def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab, inventory, shared):
+def test_provision_add_and_remove_touch_only_the_named_servers(
+    admin_cloud, lab, inventory, shared, tmp_path
+):
     names = lab["names"]
 
     provision = run_playbook_file(PLAYBOOKS / "provision_shared_volume.yml", inventory, shared)
@@ -102,26 +133,49 @@ def test_provision_add_and_remove_touch_only_the_named_servers(admin_cloud, lab,
     assert set(after_add) == set(names)
     assert {k: after_add[k] for k in provisioned} == provisioned, "the others stay untouched"
 
+    volume_id = admin_cloud.block_storage.find_volume(
+        shared["shared_volume_name"], ignore_missing=False
+    ).id
+    # The cloud says node-a holds the volume, and this machine, standing for it, has no such
+    # disk: the leave refuses (b613a3e read that as "nothing mounted").
+    missing = run_playbook_file(
+        PLAYBOOKS / "remove_node.yml",
+        inventory,
+        dict(shared, node="node-a", confirm_server_id=lab["ids"][names[0]]),
+    )
+    assert "is attached to this server, but it has no such disk" in missing.failure_message
+    assert attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1] == after_add
+    with guest_disk(tmp_path, volume_id):
+        leave_node_a(admin_cloud, lab, inventory, shared, after_add)
+
+
+def leave_node_a(admin_cloud, lab, inventory, shared, after_add):
+    names = lab["names"]
+    # The fake-driver servers' host (this machine) cannot tell which Nova server it is: without
+    # the operator's word, or with another server's ID, nothing is unmounted or detached.
+    for confirmed in ({}, {"confirm_server_id": lab["ids"][names[1]]}):
+        refused = run_playbook_file(
+            PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a", **confirmed)
+        )
+        assert refused.failures, refused.failure_message
+        assert "-e confirm_server_id=%s" % lab["ids"][names[0]] in refused.failure_message
+        assert attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1] == after_add
+    leaving_a = dict(shared, node="node-a", confirm_server_id=lab["ids"][names[0]])
+
     # --check: the detach is started (async) and waited for as in a real run, and changes
     # nothing; the wait reports what it would do.
-    checked = run_playbook_file(
-        PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a"), check=True
-    )
+    checked = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory, leaving_a, check=True)
     assert not checked.failures, checked.failure_message
     assert checked.result("Wait for the detach of the shared volume from node-a")["changed"]
     assert attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1] == after_add
 
-    removed = run_playbook_file(
-        PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a")
-    )
+    removed = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory, leaving_a)
     assert not removed.failures, removed.failure_message
     status, after_remove = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
     assert status == "in-use" and set(after_remove) == {names[1], names[2]}
     assert after_remove == {k: after_add[k] for k in (names[1], names[2])}
 
-    removed_again = run_playbook_file(
-        PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a")
-    )
+    removed_again = run_playbook_file(PLAYBOOKS / "remove_node.yml", inventory, leaving_a)
     assert not removed_again.failures and removed_again.changed_tasks == []
 
 
@@ -206,6 +260,35 @@ def test_site_enables_then_provisions(admin_cloud, lab, inventory, shared):
     assert site.result("Run the read-only multiattach checks with admin credentials")["ready"]
     unused, attached = attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])
     assert set(attached) == set(lab["names"][:2])
+
+
+def test_site_never_detaches_a_server_outside_the_group_whatever_exclusive_says(
+    admin_cloud, lab, inventory, shared
+):
+    """b613a3e's site.yml with shared_volume_exclusive detached node-c before any guest was read:
+    under a mounted cluster filesystem, that server's writes are lost."""
+    names = lab["names"]
+    provision = PLAYBOOKS / "provision_shared_volume.yml"
+    assert not run_playbook_file(provision, inventory, shared).failures
+    added = run_playbook_file(PLAYBOOKS / "add_node.yml", inventory, dict(shared, node="node-c"))
+    assert not added.failures, added.failure_message
+    exclusive = dict(shared, shared_volume_exclusive=True)
+
+    site = run_playbook_file(PLAYBOOKS / "site.yml", inventory, exclusive)
+
+    assert not site.failures, site.failure_message
+    assert set(attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1]) == set(
+        names
+    )
+    said = site.result("Name the servers that hold a volume outside its group, which stay attached")
+    messages = [item["msg"] for item in said["results"]]
+    assert len(messages) == 1 and names[2] in messages[0] and "remove_node" in messages[0], messages
+    # provision_shared_volume alone (a volume without a cluster filesystem) still detaches.
+    alone = run_playbook_file(provision, inventory, exclusive)
+    assert not alone.failures, alone.failure_message
+    assert set(attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1]) == set(
+        names[:2]
+    )
 
 
 def test_site_in_check_mode_on_a_fresh_cloud_stops_before_the_servers(

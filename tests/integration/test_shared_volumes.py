@@ -57,6 +57,11 @@ def test_several_volumes_are_made_and_held_in_one_run(admin_cloud, lab, names):
     again = run_module(SHARED_VOLUMES, args)
     assert again["changed"] is False, again
     assert [v["changed"] for v in again["volumes"]] == [False, False]
+    # Described as volume_info describes it, nothing changed or not (b613a3e returned the SDK's
+    # raw volume here, its attachments without server_name).
+    assert sorted(a["server_name"] for a in again["volumes"][0]["volume"]["attachments"]) == sorted(
+        servers[:2]
+    )
 
     # Exclusive with an empty list: the second volume is let go by every server.
     args["volumes"][1].update(servers=[], exclusive=True)

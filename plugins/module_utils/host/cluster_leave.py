@@ -4,7 +4,13 @@
 """A node leaves the cluster filesystem in one module run: every mount of the shared disk
 unmounted, its fstab entries dropped, systemd told, the cluster stack stopped and disabled,
 its configuration set aside. Each step runs only once the one before it held: a mount that
-stays stops everything after it, and the run fails naming it."""
+stays stops everything after it, and the run fails naming it.
+
+Before any step the node must be the one meant: the Nova server it reads as its own (SMBIOS) is
+the server the cloud named, and the shared disk is found by the volume's ID. A disk not found is
+never "nothing mounted" while anything of a cluster filesystem is in use here (the volume named
+may be another cluster's): the run refuses, and the server ID it confirmed is what the volume
+is then detached from."""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ import time
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Change, Plan, Step
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_node import (
     STACK_SERVICES,
+    cluster_traces,
     find_disk,
     service_states,
 )
@@ -22,6 +29,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_rec
     FENCING_CLOUDS,
     cloud_names,
     recorded_nodes,
+    server_identity,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
@@ -86,6 +94,9 @@ class ClusterLeaveChange(Change):
         mount_point,
         member,
         fencing_cloud=None,
+        server_id=None,
+        server_id_confirmed=False,
+        attached=None,
         fstab=FSTAB,
         stack_files=None,
         unit_files=UNIT_FILES,
@@ -103,6 +114,9 @@ class ClusterLeaveChange(Change):
         self.unit_files = unit_files
         self.fencing_cloud = fencing_cloud
         self.fencing_clouds = fencing_clouds
+        self.server_id = (server_id or "").strip().lower() or None
+        self.server_id_confirmed = server_id_confirmed
+        self.attached = attached
         self.seconds = {}
 
     def read(self):
@@ -126,6 +140,8 @@ class ClusterLeaveChange(Change):
             else {},
             files_kept=[path for path in self.stack_files if os.path.exists(path)],
             fencing_clouds=self.read_fencing_clouds() if member else None,
+            server_uuid=server_identity()[0],
+            traces=cluster_traces() if not disk["is_block_device"] else None,
         )
 
     def recorded_nodes(self):
@@ -135,7 +151,63 @@ class ClusterLeaveChange(Change):
         """The cloud entries' names in the fencing credentials' file; None when there is none."""
         return cloud_names(self.fencing_clouds) if self.fencing_cloud else None
 
+    def confirmed_server(self, current):
+        """The Nova server ID this node is, confirmed on the node; fails before any step when the
+        node is another server than the cloud named, or cannot tell and nobody vouched for it."""
+        read = current.get("server_uuid")
+        if self.server_id is None:
+            return read
+        if read and read != self.server_id:
+            raise ModuleFailure(
+                "this host is Nova server %s (its SMBIOS system UUID), not %s, the server the cloud "
+                "names for it: the inventory reaches another server than it means (an address "
+                "reused after a rebuild, or two servers of one name). Nothing was done. Fix the "
+                "host's ansible_host or openstack_server_id, then run again"
+                % (read, self.server_id)
+            )
+        if read is None and not self.server_id_confirmed:
+            raise ModuleFailure(
+                "this host cannot tell which Nova server it is (its SMBIOS product is not 'OpenStack "
+                "Nova'), so it cannot be confirmed to be server %s. Nothing was done. If you are "
+                "sure it is, say so with -e confirm_server_id=%s and run again"
+                % (self.server_id, self.server_id)
+            )
+        return self.server_id
+
+    def refuse_a_missing_disk(self, current):
+        """A disk not found is no proof that nothing of the cluster is mounted here."""
+        disk = current["disk"]
+        if disk["is_block_device"]:
+            return
+        named = disk["path"] or "volume %s" % self.volume_id
+        if self.attached:
+            raise ModuleFailure(
+                "the cloud says %s is attached to this server, but it has no such disk (%s). "
+                "Nothing was done. Check that the inventory host is that server and that the "
+                "volume is the cluster's (shared_volume_name)" % (named, disk["path"] or "by-id")
+            )
+        traces = current.get("traces") or {}
+        found = [
+            "%s: %s" % (what, ", ".join(traces[key]))
+            for key, what in (
+                ("mounts", "cluster filesystem mounts"),
+                ("lockspaces", "DLM lockspaces"),
+                ("heartbeats", "o2cb heartbeat regions"),
+            )
+            if traces.get(key)
+        ]
+        if found:
+            raise ModuleFailure(
+                "%s is not on this server, yet a cluster filesystem is in use here (%s): the "
+                "volume named is not the one this node holds (two clusters, one "
+                "shared_volume_name?). Nothing was done: a leave here would stop the stack under "
+                "that filesystem. Name this cluster's volume, then run again"
+                % (named, "; ".join(found))
+            )
+
     def plan(self, current):
+        server_id = self.confirmed_server(current)
+        self.refuse_a_missing_disk(current)
         if current["users"]:
             raise ModuleFailure(
                 "%s is mounted here at %s and in use by %s; nothing was unmounted. Stop what "
@@ -248,6 +320,7 @@ class ClusterLeaveChange(Change):
                 removed=credentials,
                 member=current["member"],
                 held_fencing_credentials=bool(self.fencing_cloud and self.fencing_cloud in entries),
+                server_id=server_id,
                 seconds={},
             ),
             warnings=warnings,

@@ -22,6 +22,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_moun
     MOUNTINFO,
     device_mounts,
     mount_at,
+    mounts_of_type,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mount_options import (
     refuse_cluster_options,
@@ -46,7 +47,8 @@ DISK_ARGUMENT_SPEC = dict(
 DISK_MODULE_KWARGS = dict(
     required_one_of=[("volume_id", "device")], mutually_exclusive=[("volume_id", "device")]
 )
-O2CB_CONFIGFS = "/sys/kernel/config/cluster/{cluster}/node"
+O2CB_ROOT = "/sys/kernel/config/cluster"
+O2CB_CONFIGFS = O2CB_ROOT + "/{cluster}/node"
 DLM_LOCKSPACES = "/sys/kernel/dlm"
 DPKG_STATUS = "/var/lib/dpkg/status"
 RC_ROOT = "/etc"
@@ -143,11 +145,36 @@ def o2cb_nodes(cluster_name):
     return nodes
 
 
-def dlm_lockspaces():
+def dlm_lockspaces(directory=None):
     try:
-        return sorted(os.listdir(DLM_LOCKSPACES))
+        return sorted(os.listdir(directory or DLM_LOCKSPACES))
     except OSError:
         return []
+
+
+def o2cb_heartbeats(root=None):
+    """The o2cb heartbeat regions running here, as cluster/region (one per mounted OCFS2 with
+    local heartbeat, or a global one): a directory each under the cluster's heartbeat/."""
+    regions = []
+    for path in sorted(glob.glob(os.path.join(root or O2CB_ROOT, "*", "heartbeat", "*"))):
+        if os.path.isdir(path):
+            parts = path.split(os.sep)
+            regions.append("%s/%s" % (parts[-3], parts[-1]))
+    return regions
+
+
+def cluster_traces(mountinfo=MOUNTINFO, lockspaces=None, o2cb_root=None):
+    """What shows that a cluster filesystem is in use here, whatever disk it is on: its mounts,
+    DLM lockspaces, o2cb heartbeat regions. A node whose shared disk is not found must show none
+    of them before anything of its cluster is touched."""
+    return dict(
+        mounts=[
+            "%s (%s on %s)" % (mount["target"], mount["fstype"], mount["source"])
+            for mount in mounts_of_type(("ocfs2", "gfs2"), mountinfo)
+        ],
+        lockspaces=dlm_lockspaces(lockspaces),
+        heartbeats=o2cb_heartbeats(o2cb_root),
+    )
 
 
 def missing_packages(run, packages, status=DPKG_STATUS):

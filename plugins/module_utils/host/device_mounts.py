@@ -59,6 +59,25 @@ def mounts_of(number, mountinfo=MOUNTINFO):
     return found
 
 
+def mounts_of_type(fstypes, mountinfo=MOUNTINFO):
+    """Every mount whose type is one of FSTYPES, whatever its device: its target, type and source."""
+    found = []
+    try:
+        with open(mountinfo) as lines:
+            for line in lines:
+                fields = line.split()
+                if len(fields) < 10 or "-" not in fields:
+                    continue
+                after = fields[fields.index("-") + 1 :]
+                if after[0] in fstypes:
+                    found.append(
+                        dict(target=unescape(fields[4]), fstype=after[0], source=unescape(after[1]))
+                    )
+    except OSError:
+        pass
+    return found
+
+
 def mount_at(mount_point, mountinfo=MOUNTINFO):
     """What is mounted on MOUNT_POINT, as findmnt --mountpoint tells it (the last mount there,
     the one seen): its device number, type and source; None for nothing."""

@@ -229,7 +229,8 @@ class SharedVolumesChange(Change):
         described = []
         for entry in result["volumes"]:
             entry = dict(entry)
-            if entry.get("volume") is not None and not isinstance(entry["volume"], dict):
+            # openstacksdk's Volume is a dict too: only a plain dict is described already.
+            if entry.get("volume") is not None and type(entry["volume"]) is not dict:
                 entry["volume"] = self.describe_volume(entry["volume"])
             described.append(entry)
         return super().report(plan, dict(result, volumes=described))

@@ -24,16 +24,16 @@ ATTACHMENTS = [
 @pytest.mark.parametrize("node", ["db-a", "prod-db-1", "id-a"])
 def test_every_documented_name_of_a_server_finds_the_same_host(node):
     assert inventory_node(HOSTVARS, HOSTS, node, ATTACHMENTS) == dict(
-        host="db-a", server="id-a", attached=True
+        host="db-a", server="id-a", server_id="id-a", attached=True
     )
 
 
 def test_a_server_id_recorded_in_the_inventory_finds_its_host_before_it_is_attached():
     assert inventory_node(HOSTVARS, HOSTS, "id-b", []) == dict(
-        host="db-b", server="id-b", attached=False
+        host="db-b", server="id-b", server_id="id-b", attached=False
     )
     assert inventory_node(HOSTVARS, HOSTS, "db-c", []) == dict(
-        host="db-c", server="db-c", attached=False
+        host="db-c", server="db-c", server_id=None, attached=False
     )
 
 
@@ -51,3 +51,46 @@ def test_a_name_that_matches_two_hosts_is_refused():
     hostvars = {"a": {"openstack_server_name": "b"}, "b": {}}
     with pytest.raises(InventoryNodeError, match="names 2 inventory hosts"):
         inventory_node(hostvars, ["a", "b"], "b", [])
+
+
+TWINS = [
+    {"server_id": "id-a", "server_name": "web"},
+    {"server_id": "id-b", "server_name": "web"},
+]
+
+
+@pytest.mark.parametrize("node", ["web-a", "web-b", "web"])
+def test_a_name_two_attached_servers_share_is_refused_naming_both(node):
+    """b613a3e gave web-b the first attachment named web: web-a's, detached under its mount."""
+    hostvars = {
+        "web-a": {"openstack_server_name": "web"},
+        "web-b": {"openstack_server_name": "web"},
+    }
+    with pytest.raises(
+        InventoryNodeError,
+        match=r"(shared by 2 servers that hold the volume \(id-a, id-b\)|names 2 inventory hosts)",
+    ):
+        inventory_node(hostvars, list(hostvars), node, TWINS)
+
+
+def test_a_recorded_id_beats_the_name_and_the_other_host_keeps_the_other_server():
+    """b613a3e: remove_node -e node=web-b (or its ID) detached id-a, web-a's."""
+    hostvars = {
+        "web-a": {"openstack_server_name": "web"},
+        "web-b": {"openstack_server_name": "web", "openstack_server_id": "id-b"},
+    }
+    hosts = list(hostvars)
+    for node in ("web-b", "id-b"):
+        assert inventory_node(hostvars, hosts, node, TWINS) == dict(
+            host="web-b", server="id-b", server_id="id-b", attached=True
+        )
+    assert inventory_node(hostvars, hosts, "web-a", TWINS) == dict(
+        host="web-a", server="id-a", server_id="id-a", attached=True
+    )
+
+
+def test_one_host_of_a_shared_name_named_by_id_is_that_server_which_the_guest_then_confirms():
+    hostvars = {"web-b": {"openstack_server_name": "web"}}
+    assert inventory_node(hostvars, ["web-b"], "id-b", TWINS)["server_id"] == "id-b"
+    with pytest.raises(InventoryNodeError, match="shared by 2 servers"):
+        inventory_node(hostvars, ["web-b"], "web-b", TWINS)

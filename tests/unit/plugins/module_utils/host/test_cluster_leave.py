@@ -337,3 +337,74 @@ def test_a_node_outside_the_cluster_is_no_member_and_held_no_password(tmp_path, 
 
     assert done["member"] is False and done["held_fencing_credentials"] is False
     assert done["stopped"] == [] and done["removed"] == []
+
+
+def identified(tmp_path, **options):
+    fstab = tmp_path / "fstab"
+    fstab.write_text(FSTAB)
+    values = dict(
+        volume_id="5bd8c3a0-8e4b-4c2b-9a53-2d7d0e1f6a11",
+        device=None,
+        filesystem="gfs2",
+        cluster_name="lab",
+        mount_point="/srv/shared",
+        member=True,
+        fstab=str(fstab),
+        stack_files=[str(tmp_path / "corosync.conf")],
+    )
+    values.update(options)
+    return cluster_leave.ClusterLeaveChange(None, **values)
+
+
+MISSING = {"path": None, "exists": False, "is_block_device": False}
+MOUNTED_GFS2 = dict(mounts=["/srv/shared (gfs2 on /dev/vdb)"], lockspaces=["shared"], heartbeats=[])
+
+
+def test_a_host_that_is_another_server_is_refused_before_any_step(tmp_path):
+    """b613a3e unmounted the guest it reached and detached the server the cloud named."""
+    leave = identified(tmp_path, server_id="ID-B")
+    with pytest.raises(
+        ModuleFailure, match=r"this host is Nova server id-a .*not id-b.*Nothing was done"
+    ):
+        leave.plan(dict(state(["/srv/shared"]), server_uuid="id-a"))
+    plan = leave.plan(dict(state(["/srv/shared"]), server_uuid="id-b"))
+    assert plan.result["server_id"] == "id-b" and plan.says()[0] == "unmount /srv/shared"
+
+
+def test_a_host_that_cannot_tell_its_server_needs_the_operators_word(tmp_path):
+    with pytest.raises(ModuleFailure, match=r"cannot tell.*-e confirm_server_id=id-b"):
+        identified(tmp_path, server_id="id-b").plan(dict(state(), server_uuid=None))
+    confirmed = identified(tmp_path, server_id="id-b", server_id_confirmed=True)
+    assert confirmed.plan(dict(state(), server_uuid=None)).result["server_id"] == "id-b"
+    # The operator's word never overrides what the node reads.
+    with pytest.raises(ModuleFailure, match="this host is Nova server id-a"):
+        confirmed.plan(dict(state(), server_uuid="id-a"))
+
+
+def test_a_disk_the_cloud_says_is_attached_must_be_found(tmp_path):
+    current = dict(state(), disk=MISSING, traces=dict(mounts=[], lockspaces=[], heartbeats=[]))
+    with pytest.raises(
+        ModuleFailure, match=r"the cloud says volume 5bd8.* is attached.*no such disk"
+    ):
+        identified(tmp_path, attached=True).plan(current)
+
+
+def test_a_disk_not_found_is_never_nothing_mounted_while_a_cluster_filesystem_is_in_use(tmp_path):
+    """The wrong shared_volume_name: b613a3e dropped the fstab line and stopped dlm and corosync
+    under the mounted GFS2."""
+    services = {
+        "dlm": {"active": True, "enabled": True},
+        "corosync": {"active": True, "enabled": True},
+    }
+    current = dict(state(services=services), disk=MISSING, traces=MOUNTED_GFS2)
+    with pytest.raises(
+        ModuleFailure,
+        match=r"volume 5bd8.* is not on this server, yet a cluster filesystem is in use here "
+        r"\(cluster filesystem mounts: /srv/shared \(gfs2 on /dev/vdb\); DLM lockspaces: shared\)",
+    ):
+        identified(tmp_path, attached=False).plan(current)
+    heartbeat = dict(mounts=[], lockspaces=[], heartbeats=["lab/0C4F"])
+    with pytest.raises(ModuleFailure, match=r"o2cb heartbeat regions: lab/0C4F"):
+        identified(tmp_path).plan(dict(current, traces=heartbeat))
+    idle = dict(mounts=[], lockspaces=[], heartbeats=[])
+    assert identified(tmp_path).plan(dict(current, traces=idle)).says()[0].startswith("drop")

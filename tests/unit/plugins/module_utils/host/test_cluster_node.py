@@ -294,3 +294,25 @@ def test_the_files_asked_for_are_read_as_sha256_and_mode(tmp_path):
         str(kept): {"sha256": hashlib.sha256(b"cluster:\n").hexdigest(), "mode": "0640"},
         str(missing): None,
     }
+
+
+def test_cluster_traces_are_the_cluster_filesystems_mounts_lockspaces_and_heartbeats(tmp_path):
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(
+        "26 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+        "216 26 252:16 / /srv/shared rw,noatime shared:114 - gfs2 /dev/vdb rw\n"
+        "217 26 252:32 / /srv/o rw shared:115 - ocfs2 /dev/vdc rw\n"
+    )
+    lockspaces = tmp_path / "dlm"
+    (lockspaces / "shared").mkdir(parents=True)
+    o2cb = tmp_path / "cluster"
+    (o2cb / "lab" / "heartbeat" / "0C4F").mkdir(parents=True)
+    (o2cb / "lab" / "heartbeat" / "dead_threshold").write_text("31\n")
+    assert cluster_node.cluster_traces(str(mountinfo), str(lockspaces), str(o2cb)) == dict(
+        mounts=["/srv/shared (gfs2 on /dev/vdb)", "/srv/o (ocfs2 on /dev/vdc)"],
+        lockspaces=["shared"],
+        heartbeats=["lab/0C4F"],
+    )
+    assert cluster_node.cluster_traces(
+        str(tmp_path / "none"), str(tmp_path / "none"), str(tmp_path / "none")
+    ) == dict(mounts=[], lockspaces=[], heartbeats=[])
