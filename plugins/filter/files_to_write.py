@@ -37,7 +37,10 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: The entries of the input that need a write, in their order.
+  description:
+    - The entries of the input that need a write, in their order, each with C(read_sha256) added
+      (the sha256 the read found, or C(absent)), so that M(multiattach.cloud.config_files) refuses
+      a file that changed since the read.
   type: list
   elements: dict
 """
@@ -60,7 +63,8 @@ def files_to_write(wanted, read):
         have = (read or {}).get(path)
         wanted_sha = hashlib.sha256(str(content).encode("utf-8")).hexdigest()
         if not have or have.get("sha256") != wanted_sha or have.get("mode") != mode:
-            differing.append(entry)
+            # config_files refuses the write if the file changed since this read.
+            differing.append(dict(entry, read_sha256=have["sha256"] if have else "absent"))
     return differing
 
 

@@ -47,6 +47,13 @@ options:
           - Mode of the file's directory when it is missing and must be made (its parents too).
             Without it, a missing directory fails the run, naming it.
         type: str
+      read_sha256:
+        description:
+          - The file's sha256 when the run read it (M(multiattach.cloud.clustered_fs_info)'s
+            RV(multiattach.cloud.clustered_fs_info#module:files)), or V(absent) when it did not
+            exist. When given and the file is no longer so, nothing is written and the run fails
+            naming it - what was planned came from the old content.
+        type: str
   secret_files:
     description:
       - Files that hold a secret (a password in a C(clouds.yaml)), with the same suboptions as
@@ -74,6 +81,13 @@ options:
         description:
           - Mode of the file's directory when it is missing and must be made (its parents too).
             Without it, a missing directory fails the run, naming it.
+        type: str
+      read_sha256:
+        description:
+          - The file's sha256 when the run read it (M(multiattach.cloud.clustered_fs_info)'s
+            RV(multiattach.cloud.clustered_fs_info#module:files)), or V(absent) when it did not
+            exist. When given and the file is no longer so, nothing is written and the run fails
+            naming it - what was planned came from the old content.
         type: str
   run_after_write:
     description:

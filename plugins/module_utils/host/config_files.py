@@ -93,7 +93,10 @@ FILE_OPTIONS = dict(
     content=dict(type="str", required=True),
     mode=dict(type="str", required=True),
     directory_mode=dict(type="str"),
+    read_sha256=dict(type="str"),
 )
+# read_sha256 of a file that did not exist when the run read it.
+ABSENT = "absent"
 # What the diff shows of a secret file (its path and mode are shown as any file's).
 SECRET_BEFORE = "(secret content, not shown)\n"
 SECRET_AFTER = "(new secret content, not shown)\n"
@@ -114,7 +117,29 @@ class ConfigFilesChange(Change):
     def read(self):
         return {entry["path"]: file_state(entry["path"]) for entry, unused in self.entries}
 
+    def refuse_changed_since_read(self, current):
+        """A file another run (or a hand) wrote since this run read it is never overwritten
+        with what was planned from the old one: nothing is written."""
+        changed = [
+            entry["path"]
+            for entry, unused in self.entries
+            if entry.get("read_sha256")
+            and entry["read_sha256"] != (current[entry["path"]] or {}).get("sha256", ABSENT)
+        ]
+        if changed:
+            raise ModuleFailure(
+                "%s changed since this run read %s (another run, or a hand, wrote %s): nothing "
+                "was written, since what this run planned came from the old content. Run "
+                "again: it reads the files anew"
+                % (
+                    ", ".join(changed),
+                    "it" if len(changed) == 1 else "them",
+                    "it" if len(changed) == 1 else "them",
+                )
+            )
+
     def plan(self, current):
+        self.refuse_changed_since_read(current)
         steps, written, diffs = [], [], []
         for entry, secret in self.entries:
             path, content, mode = entry["path"], entry["content"], "%04o" % int(entry["mode"], 8)

@@ -166,3 +166,25 @@ def test_a_path_in_both_lists_is_refused(tmp_path):
         ConfigFilesChange(
             None, files=[entry(tmp_path / "a", "x")], secret_files=[entry(tmp_path / "a", "y")]
         )
+
+
+def test_a_file_written_since_the_read_is_never_overwritten_and_nothing_is_written(tmp_path):
+    """Two runs planned from the same records (b613a3e gave two joining nodes one node ID):
+    the second run's write, planned from the old file, is refused whole."""
+    record, other = tmp_path / "corosync.conf", tmp_path / "dlm.conf"
+    record.write_text("nodes: a\n")
+    read = {path: file_state(path) for path in (str(record), str(other))}
+    planned = files_to_write([entry(record, "nodes: a b\n"), entry(other, "x\n")], read)
+    assert [f["read_sha256"] for f in planned] == [read[str(record)]["sha256"], "absent"]
+
+    record.write_text("nodes: a c\n")  # the other run's write, after this run's read
+    with pytest.raises(
+        ModuleFailure, match=r"corosync.conf changed since this run read it.*nothing was written"
+    ):
+        ConfigFilesChange(None, files=planned).run(check_mode=False)
+    assert record.read_text() == "nodes: a c\n" and not other.exists()
+
+    read = {path: file_state(path) for path in (str(record), str(other))}
+    again = files_to_write([entry(record, "nodes: a b c\n"), entry(other, "x\n")], read)
+    assert ConfigFilesChange(None, files=again).run(check_mode=False)["changed"]
+    assert record.read_text() == "nodes: a b c\n"
