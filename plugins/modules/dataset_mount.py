@@ -87,7 +87,13 @@ options:
     elements: str
     default: []
   state:
-    description: V(present) mounts, V(absent) unmounts and removes the fstab entry.
+    description:
+      - V(present) mounts, V(absent) lets go of the volume - EVERY mount of its disk on this server
+        is unmounted (found by the device's number wherever it is, a bind mount too, the last
+        mounted first) and the fstab entry removed.
+      - V(absent) refuses, before any step and in check mode too, while a process holds any mount
+        of the disk (naming it), and when the disk is not on this server but something is mounted
+        on O(mount_point) (not the volume named; it is left alone).
     type: str
     choices: [present, absent]
     default: present

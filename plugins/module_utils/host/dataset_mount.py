@@ -27,6 +27,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_nod
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.config_files import write_file
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.device_mounts import (
+    device_mounts,
     device_number,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.mkfs import run_on_terminal
@@ -140,6 +141,22 @@ class DatasetMountChange(Change):
                 kernel_read_only=None,
                 mounted=mounted,
                 fstab=fstab,
+                device_mounts=[],
+                users=[],
+            )
+        if self.state == "absent":
+            # Every mount of the disk, wherever it is (a bind mount of an old version too), and
+            # the processes that hold one: the server is detached once this run let go.
+            mounts, users = device_mounts(path)
+            return dict(
+                disk=disk,
+                signature=None,
+                signatures=[],
+                kernel_read_only=disk_is_read_only(path),
+                mounted=mounted,
+                fstab=fstab,
+                device_mounts=mounts,
+                users=users,
             )
         # A mounted disk is not probed again: its filesystem is the one mounted.
         signatures = [] if mounted else probe_signatures(self.run_command, path)
@@ -275,10 +292,53 @@ class DatasetMountChange(Change):
             % current["disk"]["path"]
         ]
 
+    def targets_to_unmount(self, current):
+        """Every mount of the disk, the last mounted first; fails when one is held, or when the
+        disk is not here while something is mounted on the mount point (not found is never
+        nothing to do)."""
+        disk, mounted = current["disk"], current["mounted"]
+        if not disk["is_block_device"]:
+            if mounted:
+                raise ModuleFailure(
+                    "%s is not on this server, yet %s is mounted on %s: it is not the volume "
+                    "named, so it is left alone and nothing was done. Check volume_id (the "
+                    "version this server reads), then run again"
+                    % (
+                        disk["path"] or "volume %s" % self.volume_id,
+                        mounted["fstype"],
+                        self.mount_point,
+                    ),
+                    disk=disk,
+                )
+            return []
+        if current["users"]:
+            raise ModuleFailure(
+                "%s is mounted at %s and in use by %s; nothing was unmounted. Stop what uses it "
+                "(fuser -vm %s lists it), then run again"
+                % (
+                    disk["path"],
+                    ", ".join(m["target"] for m in current["device_mounts"]),
+                    ", ".join(current["users"]),
+                    current["device_mounts"][0]["target"],
+                ),
+                disk=disk,
+            )
+        targets = [m["target"] for m in reversed(current["device_mounts"])]
+        if (
+            mounted
+            and mounted["number"] == device_number(disk["path"])
+            and self.mount_point not in targets
+        ):
+            targets.append(self.mount_point)
+        return targets
+
     def plan_absent(self, current):
+        targets = self.targets_to_unmount(current)
         steps = []
-        if current["mounted"]:
-            steps.append(Step("unmount %s" % self.mount_point, self.unmount))
+        if targets:
+            steps.append(
+                Step("unmount %s" % ", ".join(targets), lambda: self.unmount_all(targets, current))
+            )
         if current["fstab"] is not None:
             steps.append(
                 Step(
@@ -337,14 +397,22 @@ class DatasetMountChange(Change):
             "remount %s" % self.mount_point,
         )
 
-    def unmount(self):
+    def unmount(self, target=None):
+        target = target or self.mount_point
         # A writer's data reach the disk before it lets go (umount syncs; this says so first).
-        run_checked(
-            self.run_command, ["sync", "-f", self.mount_point], "sync %s" % self.mount_point
-        )
+        run_checked(self.run_command, ["sync", "-f", target], "sync %s" % target)
         run_checked(
             self.run_command,
-            ["umount", self.mount_point],
-            "unmount %s (a process may hold it: fuser -vm %s)"
-            % (self.mount_point, self.mount_point),
+            ["umount", target],
+            "unmount %s (a process may hold it: fuser -vm %s)" % (target, target),
         )
+
+    def unmount_all(self, targets, current):
+        for target in targets:
+            self.unmount(target)
+        left = device_mounts(current["disk"]["path"], with_users=False)[0]
+        if left:
+            raise ModuleFailure(
+                "%s is still mounted at %s after the unmount: the server must not be detached"
+                % (current["disk"]["path"], ", ".join(m["target"] for m in left))
+            )

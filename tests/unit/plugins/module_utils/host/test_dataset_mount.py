@@ -47,6 +47,12 @@ def host(monkeypatch, tmp_path):
             state["made"].append(argv) or state["signatures"].append("TYPE=ext4") or (0, "", [])
         ),
     )
+    state.update(mounts=[], users=[])
+    monkeypatch.setattr(
+        dataset_mount,
+        "device_mounts",
+        lambda path, with_users=True: (list(state["mounts"]), list(state["users"])),
+    )
     state["fstab"] = fstab
     return state
 
@@ -207,3 +213,62 @@ def test_a_reader_keeps_its_harmless_options():
     assert (
         dataset_mount.mount_options("ext4", "ro", ["noatime", "nodev"]) == "ro,noload,noatime,nodev"
     )
+
+
+class UnmountingHost(FakeHost):
+    """A server whose umount takes the mount out of the disk's mounts."""
+
+    def __init__(self, state, mounted=None):
+        super().__init__(mounted)
+        self.state = state
+
+    def __call__(self, argv):
+        if argv[0] == "umount":
+            self.state["mounts"] = [m for m in self.state["mounts"] if m["target"] != argv[1]]
+        return super().__call__(argv)
+
+
+def mount_of(target):
+    return {"target": target, "fstype": "ext4", "source": DISK["path"]}
+
+
+def test_absent_lets_go_of_every_mount_of_the_version_a_bind_mount_too(host):
+    """b613a3e unmounted the mount point alone; the server was then detached under the bind
+    mount of the old version elsewhere."""
+    host["mounts"] = [mount_of("/srv/data/v1"), mount_of("/srv/kept-old")]
+    run = UnmountingHost(host, mounted="252:16 ext4 ro,noload")
+    result = change(run, state="absent").run(check_mode=False)
+    assert result["changed"] is True
+    assert run.commands == [
+        ["sync", "-f", "/srv/kept-old"],
+        ["umount", "/srv/kept-old"],
+        ["sync", "-f", "/srv/data/v1"],
+        ["umount", "/srv/data/v1"],
+    ]
+
+
+def test_absent_refuses_while_a_process_holds_any_mount_of_the_version(host):
+    host["mounts"] = [mount_of("/srv/data/v1"), mount_of("/srv/kept-old")]
+    host["users"] = ["42 (reader)"]
+    run = FakeHost(mounted="252:16 ext4 ro,noload")
+    for check_mode in (True, False):
+        with pytest.raises(
+            ModuleFailure, match=r"mounted at /srv/data/v1, /srv/kept-old and in use by 42"
+        ):
+            change(run, state="absent").run(check_mode=check_mode)
+    assert run.commands == []
+
+
+def test_absent_never_reads_a_missing_disk_as_nothing_mounted(host, monkeypatch):
+    monkeypatch.setattr(
+        dataset_mount,
+        "find_disk",
+        lambda volume_id, device: {"path": None, "exists": False, "is_block_device": False},
+    )
+    run = FakeHost(mounted="252:32 ext4 ro,noload")
+    with pytest.raises(
+        ModuleFailure, match=r"is not on this server, yet ext4 is mounted on /srv/data/v1"
+    ):
+        change(run, state="absent").run(check_mode=False)
+    assert run.commands == []
+    assert change(FakeHost(), state="absent").run(check_mode=False)["changed"] is False
