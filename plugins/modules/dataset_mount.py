@@ -14,7 +14,9 @@ description:
     written once and read by many (a dataset). The
     R(multiattach.cloud.shared_dataset,role) role and C(playbooks/publish_dataset.yml) use it.
   - O(mode=ro) mounts C(ro) with the option that never replays a journal (ext4 C(noload), XFS
-    C(norecovery)), since a replay writes the disk the other servers read. A disk the kernel does not
+    C(norecovery)), since a replay writes the disk the other servers read; XFS also C(nouuid), since
+    a version copied from another keeps its UUID, which XFS would refuse to mount beside the
+    original. A disk the kernel does not
     hold read-only (the volume has no read-only flag) is mounted with a warning.
   - O(mode=rw) is refused unless O(holders) is 1 (the cloud's count of the servers that hold the
     volume), and refused for a volume with Cinder's read-only flag (O(read_only_flag)) or a disk

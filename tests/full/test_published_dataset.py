@@ -99,18 +99,28 @@ def content(directory, version):
 
 
 def publish(
-    tmp_path, readers, name, version, check=False, serial=1, source_volume=None, fails_on=None
+    tmp_path,
+    readers,
+    name,
+    version,
+    check=False,
+    serial=1,
+    source_volume=None,
+    fails_on=None,
+    cloud_from_env=False,
 ):
     """Run the playbook for VERSION: written from a new directory by the first reader, or a copy
     of SOURCE_VOLUME; (the files' sums, its seconds, its task results). FAILS_ON: the one host
-    whose failure the run must end with (the others succeed)."""
+    whose failure the run must end with (the others succeed). CLOUD_FROM_ENV: the cloud named by
+    OS_CLOUD, as an operator's environment does, not by multiattach_cloud."""
     variables = {
         "dataset_name": name,
         "dataset_version": version,
         "dataset_volume_type": DATASET_TYPE,
         "dataset_serial": serial,
-        "multiattach_cloud": "local-admin",
     }
+    if not cloud_from_env:
+        variables["multiattach_cloud"] = "local-admin"
     sums = None
     if source_volume:
         variables["dataset_source_volume"] = source_volume
@@ -129,6 +139,7 @@ def publish(
             json.dumps(variables),
         ],
         check=check,
+        extra_env={"OS_CLOUD": "local-admin"} if cloud_from_env else None,
     )
     seconds = time.monotonic() - started
     failed = [r for r in results if r.get("failed")]
@@ -252,9 +263,22 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
         "sleep 0.5 && readlink /proc/$(pgrep -xf 'sleep 900')/cwd" % dataset,
     )
     assert holder.stdout.strip() == "/srv/datasets/%s/v1" % dataset, holder
-    sums2, figures["publish_v2_two_readers_at_a_time_one_busy_seconds"], moved = publish(
-        tmp_path, readers, dataset, "v2", serial=2, fails_on=busy.name
+    # Reader 2 also holds v1 through a bind mount elsewhere (b613a3e let go of the mount point
+    # alone, then detached v1 under the bind mount).
+    bound = readers[2]
+    assert (
+        guests.ssh(
+            bound,
+            "mkdir -p /mnt/v1-elsewhere && mount --bind /srv/datasets/%s/v1 /mnt/v1-elsewhere"
+            % dataset,
+        ).returncode
+        == 0
     )
+    # Named by OS_CLOUD alone (b613a3e made v2 and attached the writer, then failed in its mount).
+    sums2, figures["publish_v2_two_readers_at_a_time_one_busy_seconds"], moved = publish(
+        tmp_path, readers, dataset, "v2", serial=2, fails_on=busy.name, cloud_from_env=True
+    )
+    assert guests.ssh(bound, "findmnt /mnt/v1-elsewhere").returncode != 0, "the bind mount stayed"
     [refused] = [r for r in moved if r.get("failed")]
     assert "unmount /srv/datasets/%s/v1" % dataset in refused["msg"], refused["msg"]
     [kept] = [
@@ -288,6 +312,24 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
         assert mounted.stdout.strip().endswith("v1-gone")
     assert admin_cloud.block_storage.get_volume(v1.id).attachments == []
     assert len(admin_cloud.block_storage.get_volume(v2.id).attachments) == 3
+
+    # A volume whose name is "<dataset>-v1-2" but which is version 2 of dataset "<dataset>-v1":
+    # version v1-2 of this dataset is refused, not taken for it (b613a3e found versions by name).
+    decoy = admin_cloud.block_storage.create_volume(
+        size=1,
+        name="%s-v1-2" % dataset,
+        volume_type=DATASET_TYPE,
+        metadata={"dataset": "%s-v1" % dataset, "dataset_version": "2"},
+    )
+    try:
+        admin_cloud.block_storage.wait_for_status(decoy, "available", wait=120)
+        refused = publish(tmp_path, readers, dataset, "v1-2", fails_on="localhost")[2]
+        [failure] = [r for r in refused if r.get("failed")]
+        assert "is not version v1-2 of dataset %s" % dataset in failure["msg"], failure["msg"]
+        decoy = admin_cloud.block_storage.get_volume(decoy.id)
+        assert decoy.attachments == [] and decoy.metadata["dataset"] == "%s-v1" % dataset
+    finally:
+        admin_cloud.block_storage.delete_volume(decoy.id)
 
     # Check mode of a version not made yet: says what it would make, makes nothing.
     checked = publish(tmp_path, readers, dataset, "v3", check=True)[2]

@@ -36,15 +36,17 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.mount_optio
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
 
-# The options that keep a read-only mount from writing the disk: no journal replay.
-NO_REPLAY = {"ext4": "noload", "xfs": "norecovery"}
+# The options that keep a read-only mount from writing the disk: no journal replay. An XFS
+# version copied from another (dataset_source_volume) keeps its UUID, which XFS refuses to
+# mount twice: a reader that holds both versions mounts with nouuid.
+NO_REPLAY = {"ext4": ["noload"], "xfs": ["norecovery", "nouuid"]}
 MKFS = {"ext4": ["mkfs.ext4", "-q", "-L"], "xfs": ["mkfs.xfs", "-q", "-L"]}
 FSTAB = "/etc/fstab"
 
 
 def mount_options(filesystem, mode, extra):
     """The options the mount gets: ro and no journal replay for a reader."""
-    base = ["ro", NO_REPLAY[filesystem]] if mode == "ro" else ["rw"]
+    base = ["ro"] + NO_REPLAY[filesystem] if mode == "ro" else ["rw"]
     return ",".join(base + [option for option in extra if option not in base])
 
 
