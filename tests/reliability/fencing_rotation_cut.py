@@ -187,7 +187,7 @@ def scenario(lab, logs):
         "Keystone refuses P0 and P1",
         not keystone_takes(p0) and not keystone_takes(p1),
     )
-    fence_checked = again.stdout.split("fence_openstack status of its own server", 1)[-1]
+    fence_checked = again.stdout.split("the fence device's status of its own server", 1)[-1]
     fence_checked = fence_checked.split("TASK [", 1)[0]
     check(
         "each member's fence check ran and passed in that run",

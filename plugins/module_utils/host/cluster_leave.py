@@ -49,6 +49,7 @@ STACK_FILES = {
         "/etc/corosync/corosync.conf",
         "/etc/dlm/dlm.conf",
         "/usr/local/sbin/multiattach-dlm-ring-wait",
+        "/usr/local/sbin/multiattach-fence-openstack",
         "/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",
     ],
 }

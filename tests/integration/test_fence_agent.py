@@ -1,0 +1,51 @@
+"""clustered_fs's fence device asks the real Nova whether a server was deleted in the fencing
+user's own project (roles/clustered_fs/files/multiattach-fence-openstack): a deleted server of
+that project counts as fenced; a live one, a UUID that never was, and another project's deleted
+server do not."""
+
+import importlib.machinery
+import importlib.util
+import uuid
+
+import pytest
+from local_cloud import multiattach_probe, paths
+
+SCRIPT = paths.ROOT / "roles" / "clustered_fs" / "files" / "multiattach-fence-openstack"
+
+
+def load_agent():
+    loader = importlib.machinery.SourceFileLoader("multiattach_fence_openstack", str(SCRIPT))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def servers(admin_cloud, member_cloud):
+    """A live and a deleted server of the member's project, and a deleted one of admin's."""
+    prefix = "fence-" + uuid.uuid4().hex[:6]
+    ours, theirs = (
+        multiattach_probe.Probe(member_cloud, prefix),
+        multiattach_probe.Probe(admin_cloud, prefix),
+    )
+    try:
+        live, gone = ours.create_server("live"), ours.create_server("gone")
+        foreign = theirs.create_server("foreign")
+        ours.wait_for_servers()
+        theirs.wait_for_servers()
+        for conn, server in ((member_cloud, gone), (admin_cloud, foreign)):
+            conn.compute.delete_server(server)
+            conn.compute.wait_for_delete(server, wait=120)
+        yield {"live": live.id, "gone": gone.id, "foreign": foreign.id}
+    finally:
+        assert ours.cleanup() == [] and theirs.cleanup() == []
+
+
+def test_only_a_server_deleted_in_the_fencing_users_project_counts_as_fenced(servers):
+    agent = load_agent()
+    nova = agent.compute_adapter("local-member", clouds=str(paths.clouds_yaml()))
+    assert agent.deleted_in_this_project(nova, servers["gone"]) is True
+    assert agent.deleted_in_this_project(nova, servers["live"]) is False
+    assert agent.deleted_in_this_project(nova, servers["foreign"]) is False
+    assert agent.deleted_in_this_project(nova, str(uuid.uuid4())) is False
