@@ -229,8 +229,8 @@ class SharedVolumesChange(Change):
         described = []
         for entry in result["volumes"]:
             entry = dict(entry)
-            # openstacksdk's Volume is a dict too: only a plain dict is described already.
-            if entry.get("volume") is not None and type(entry["volume"]) is not dict:
+            # openstacksdk's Volume is a dict too, told apart by its attributes.
+            if entry.get("volume") is not None and hasattr(entry["volume"], "is_multiattach"):
                 entry["volume"] = self.describe_volume(entry["volume"])
             described.append(entry)
         return super().report(plan, dict(result, volumes=described))

@@ -61,11 +61,11 @@ DELETED = Response(200, {"instanceActions": [{"action": "create"}, {"action": "d
 def test_the_agents_answer_passes_through_and_nova_is_not_asked_again(capsys):
     run, calls = fence_openstack(0, "Success: Rebooted\n")
     asked = []
-    assert agent.main([], STDIN, run, lambda cloud: asked.append(cloud)) == 0
+    assert agent.main([], STDIN, run, asked.append) == 0
     assert calls == [([agent.AGENT], STDIN)] and asked == []
     assert capsys.readouterr().out == "Success: Rebooted\n"
     run, calls = fence_openstack(1, err="Failed: Unauthorized (HTTP 401)\n")
-    assert agent.main([], STDIN, run, lambda cloud: asked.append(cloud)) == 1
+    assert agent.main([], STDIN, run, asked.append) == 1
     assert asked == [], "only Not Found is asked about"
 
 
