@@ -158,7 +158,9 @@ def leave_node_a(admin_cloud, lab, inventory, shared, after_add):
             PLAYBOOKS / "remove_node.yml", inventory, dict(shared, node="node-a", **confirmed)
         )
         assert refused.failures, refused.failure_message
-        assert "-e confirm_server_id=%s" % lab["ids"][names[0]] in refused.failure_message
+        assert (
+            "cannot be confirmed to be server %s" % lab["ids"][names[0]] in refused.failure_message
+        )
         assert attachments_by_server(admin_cloud, lab, shared["shared_volume_name"])[1] == after_add
     leaving_a = dict(shared, node="node-a", confirm_server_id=lab["ids"][names[0]])
 

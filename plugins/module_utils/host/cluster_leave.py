@@ -169,9 +169,10 @@ class ClusterLeaveChange(Change):
         if read is None and not self.server_id_confirmed:
             raise ModuleFailure(
                 "this host cannot tell which Nova server it is (its SMBIOS product is not 'OpenStack "
-                "Nova'), so it cannot be confirmed to be server %s. Nothing was done. If you are "
-                "sure it is, say so with -e confirm_server_id=%s and run again"
-                % (self.server_id, self.server_id)
+                "Nova'), so it cannot be confirmed to be server %s. Nothing was done. Check on the "
+                "host itself which server it is (dmidecode -s system-uuid, or the cloud's console "
+                "of that server); if it is that one, run again with -e confirm_server_id=<its "
+                "server ID>" % self.server_id
             )
         return self.server_id
 

@@ -372,7 +372,9 @@ def test_a_host_that_is_another_server_is_refused_before_any_step(tmp_path):
 
 
 def test_a_host_that_cannot_tell_its_server_needs_the_operators_word(tmp_path):
-    with pytest.raises(ModuleFailure, match=r"cannot tell.*-e confirm_server_id=id-b"):
+    with pytest.raises(
+        ModuleFailure, match=r"cannot tell.*cannot be confirmed to be server id-b.*dmidecode"
+    ):
         identified(tmp_path, server_id="id-b").plan(dict(state(), server_uuid=None))
     confirmed = identified(tmp_path, server_id="id-b", server_id_confirmed=True)
     assert confirmed.plan(dict(state(), server_uuid=None)).result["server_id"] == "id-b"
