@@ -102,7 +102,8 @@ class ClusterLockChange(Change):
         ours = bool(current) and current["owner"] == self.owner
         result = dict(path=self.path, holder=current["owner"] if current else None)
         if self.state == "released":
-            steps = [Step("let go of %s" % self.path, self.release)] if ours else []
+            # Let go of ours; and say so when it is no longer ours.
+            steps = [Step("let go of %s" % self.path, self.release)] if ours or current else []
             return Plan(False, False, steps, result=dict(result, held=False))
         warnings = []
         if held_by_another(current, self.owner, now):
@@ -119,8 +120,7 @@ class ClusterLockChange(Change):
     @contextlib.contextmanager
     def locked(self):
         """The lease file opened and flock'ed: every reader-writer of the lease goes through it."""
-        if not os.path.isdir(self.directory):
-            os.makedirs(self.directory, mode=0o700)
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)
         with open(self.path, "a+") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             yield handle
@@ -165,4 +165,18 @@ class ClusterLockChange(Change):
                 handle.truncate()
                 handle.flush()
                 os.fsync(handle.fileno())
-        return dict(holder=None)
+                return dict(holder=None)
+        # Never ours at the end: it ended while this run worked, and another took it.
+        return dict(
+            holder=lease["owner"] if lease else None,
+            warnings=[
+                "the cluster's lease %s ended while this run worked (after %d s) and %s: this "
+                "run's changes were not the only ones; read the cluster again (a converge) "
+                "before the next change"
+                % (
+                    self.path,
+                    self.lease_seconds,
+                    "is held by " + describe(lease) if lease else "nobody holds it",
+                )
+            ],
+        )

@@ -60,9 +60,10 @@ def test_a_second_run_waits_then_fails_naming_the_holder_and_changes_nothing(tmp
     assert "held by ops@ctl run A (add_node) (since " in refused.value.msg
     assert "waited 10 s" in refused.value.msg and "Nothing was changed" in refused.value.msg
     assert lease(tmp_path)["owner"] == "ops@ctl run A (add_node)"
-    # B lets go of nothing it does not hold.
-    lock(tmp_path, "run B", clock, state="released").run(check_mode=False)
+    # B lets go of nothing it does not hold, and says whose it is.
+    released = lock(tmp_path, "run B", clock, state="released").run(check_mode=False)
     assert lease(tmp_path)["owner"] == "ops@ctl run A (add_node)"
+    assert "is held by ops@ctl run A (add_node)" in released["warnings"][0]
 
 
 def test_a_lease_another_run_lets_go_of_while_waiting_is_taken(tmp_path):
