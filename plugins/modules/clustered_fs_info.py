@@ -63,7 +63,7 @@ options:
     description:
       - The mount options the node will be given, checked here so that a converge refuses them
         before anything is written - C(lockproto), C(locktable), C(hostdata), C(localflocks),
-        C(spectator) and C(norecovery) for GFS2, C(localflocks) and C(coherency=buffered) for OCFS2,
+        C(spectator) and C(norecovery) for GFS2, C(localflocks), C(coherency=buffered) and C(nocluster) for OCFS2,
         C(remount), C(bind) and C(rbind) for both, each undoes what keeps the shared disk safe. The
         same check runs in M(multiattach.cloud.clustered_fs_mount).
     type: str

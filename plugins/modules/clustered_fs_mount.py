@@ -44,7 +44,7 @@ options:
         once dlm.service has started.
       - Refused before anything is read or written, each named with why - C(lockproto),
         C(locktable), C(hostdata), C(localflocks), C(spectator), C(norecovery) (GFS2);
-        C(localflocks), C(coherency=buffered) (OCFS2); C(remount), C(bind), C(rbind) (both). Each
+        C(localflocks), C(coherency=buffered), C(nocluster) (OCFS2); C(remount), C(bind), C(rbind) (both). Each
         turns off the cluster's locking or journal recovery, or mounts something else.
     type: str
     default: _netdev,noatime

@@ -126,6 +126,7 @@ HOST_MODULES = {
     "config_files": "files",
     "clustered_fs_leave": "member",
     "clustered_fs_mount": "mount_point",
+    "cluster_lock": "lease_seconds",
 }
 MODULES = dict(OPENSTACK_MODULES, **HOST_MODULES)
 

@@ -34,6 +34,7 @@ CLUSTER_REFUSED = {
     "ocfs2": {
         "localflocks": "keeps flock and POSIX locks on this node alone, so the others never see them",
         "coherency=buffered": "lets buffered writes of one node be unseen by the others' direct I/O",
+        "nocluster": "mounts the filesystem without the cluster, as if no other node used it",
     },
 }
 READER_REFUSED = {

@@ -34,15 +34,24 @@ class Response:
         return self.body
 
 
-class Nova:
-    """A compute adapter: SERVER answers the server's GET, ACTIONS its os-instance-actions."""
+TERMINATED = Response(
+    200,
+    {"instanceAction": {"events": [{"event": "compute_terminate_instance", "result": "Success"}]}},
+)
 
-    def __init__(self, server, actions):
-        self.server, self.actions, self.asked = server, actions, []
+
+class Nova:
+    """A compute adapter: SERVER answers the server's GET, ACTIONS its os-instance-actions,
+    DETAIL each action's events."""
+
+    def __init__(self, server, actions, detail=TERMINATED):
+        self.server, self.actions, self.detail, self.asked = server, actions, detail, []
 
     def get(self, url, raise_exc, headers=None):
         self.asked.append((url, headers))
-        return self.actions if url.endswith("/os-instance-actions") else self.server
+        if url.endswith("/os-instance-actions"):
+            return self.actions
+        return self.detail if "/os-instance-actions/" in url else self.server
 
 
 def fence_openstack(rc, out="", err=""):
@@ -55,7 +64,15 @@ def fence_openstack(rc, out="", err=""):
     return run, calls
 
 
-DELETED = Response(200, {"instanceActions": [{"action": "create"}, {"action": "delete"}]})
+DELETED = Response(
+    200,
+    {
+        "instanceActions": [
+            {"action": "create", "request_id": "req-1"},
+            {"action": "delete", "request_id": "req-2"},
+        ]
+    },
+)
 
 
 def test_the_agents_answer_passes_through_and_nova_is_not_asked_again(capsys):
@@ -74,10 +91,11 @@ def test_a_server_this_project_deleted_counts_as_fenced(capsys):
     nova = Nova(Response(404), DELETED)
     assert agent.main([], STDIN, run, lambda cloud: nova) == 0
     assert "was deleted in this project" in capsys.readouterr().out
-    assert nova.asked[1] == (
-        "/servers/%s/os-instance-actions" % PLUG,
-        {"OpenStack-API-Version": "compute 2.21"},
-    )
+    version = {"OpenStack-API-Version": "compute 2.51"}
+    assert nova.asked[1:] == [
+        ("/servers/%s/os-instance-actions" % PLUG, version),
+        ("/servers/%s/os-instance-actions/req-2" % PLUG, version),
+    ]
     status = STDIN.replace("action=reboot", "action=status")
     assert agent.main([], status, run, lambda cloud: nova) == agent.EXIT_OFF
     assert "Status: OFF" in capsys.readouterr().out
@@ -94,6 +112,19 @@ def test_a_server_this_project_deleted_counts_as_fenced(capsys):
 def test_a_wrong_or_foreign_uuid_still_fails(server, actions):
     run, unused = fence_openstack(1, err=NOT_FOUND)
     assert agent.main([], STDIN, run, lambda cloud: Nova(server, actions)) == 1
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [],  # deleted in Nova's database alone, its host out of reach: it may still run
+        [{"event": "compute_terminate_instance", "result": "Error"}],
+    ],
+)
+def test_a_delete_its_compute_host_did_not_carry_out_is_no_fence(events):
+    run, unused = fence_openstack(1, err=NOT_FOUND)
+    detail = Response(200, {"instanceAction": {"events": events}})
+    assert agent.main([], STDIN, run, lambda cloud: Nova(Response(404), DELETED, detail)) == 1
 
 
 def test_on_is_never_taken_for_done_and_a_failed_second_question_keeps_the_failure(capsys):
