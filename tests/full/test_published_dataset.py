@@ -280,7 +280,11 @@ def test_a_dataset_is_read_only_on_three_readers_and_a_new_version_replaces_it_o
     )
     assert guests.ssh(bound, "findmnt /mnt/v1-elsewhere").returncode != 0, "the bind mount stayed"
     [refused] = [r for r in moved if r.get("failed")]
-    assert "unmount /srv/datasets/%s/v1" % dataset in refused["msg"], refused["msg"]
+    # Refused before any unmount, naming the mount and the process (b613a3e failed at its umount).
+    assert "mounted at /srv/datasets/%s/v1 and in use by" % dataset in refused["msg"], refused[
+        "msg"
+    ]
+    assert "(sleep); nothing was unmounted" in refused["msg"], refused["msg"]
     [kept] = [
         r for r in moved if r["_task"] == "Warn of the earlier versions that servers still hold"
     ]
