@@ -168,11 +168,12 @@ def _refuse_one_server_twice(reads, members, names):
         )
 
 
-def mounted_anywhere(reads):
-    """{node name: [hosts whose read lists it]}: where the cluster says the filesystem is mounted."""
+def listed_by(reads, key):
+    """{node name: [hosts whose read lists it under KEY]}: where the cluster says the filesystem
+    is mounted (mounted_by), or which nodes its running ring has joined (ring_members)."""
     seen = {}
     for host, read in reads.items():
-        for name in read.get("mounted_by") or []:
+        for name in read.get(key) or []:
             seen.setdefault(name, []).append(host)
     return seen
 
@@ -184,7 +185,7 @@ def cluster_plan(reads, members, pins, filesystem):
     ids = node_ids(reads, records, highest, members, pins, filesystem)
     # The nodes some member's configuration or running cluster records that are no members now.
     dropped = sorted(set(records) - set(ids))
-    mounted = mounted_anywhere(reads)
+    mounted = listed_by(reads, "mounted_by")
     still_mounted = [name for name in dropped if name in mounted]
     if still_mounted:
         raise ClusterPlanError(
@@ -198,7 +199,7 @@ def cluster_plan(reads, members, pins, filesystem):
                 ", ".join(sorted({disk for name in still_mounted for disk in mounted[name]})),
             )
         )
-    in_ring = ring_members(reads)
+    in_ring = listed_by(reads, "ring_members")
     still_in_ring = [name for name in dropped if name in in_ring]
     if still_in_ring:
         raise ClusterPlanError(
@@ -215,12 +216,3 @@ def cluster_plan(reads, members, pins, filesystem):
             )
         )
     return dict(ids=ids, dropped=dropped, highest=max(set(ids.values()) | highest))
-
-
-def ring_members(reads):
-    """{node name: [hosts whose read lists it]}: the nodes the running corosync ring has joined."""
-    seen = {}
-    for host, read in reads.items():
-        for name in read.get("ring_members") or []:
-            seen.setdefault(name, []).append(host)
-    return seen

@@ -3,22 +3,11 @@ user's own project (roles/clustered_fs/files/multiattach-fence-openstack): a del
 that project counts as fenced; a live one, a UUID that never was, and another project's deleted
 server do not."""
 
-import importlib.machinery
-import importlib.util
 import uuid
 
 import pytest
+from harness.fence_agent import load_fence_agent
 from local_cloud import multiattach_probe, paths
-
-SCRIPT = paths.ROOT / "roles" / "clustered_fs" / "files" / "multiattach-fence-openstack"
-
-
-def load_agent():
-    loader = importlib.machinery.SourceFileLoader("multiattach_fence_openstack", str(SCRIPT))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +32,7 @@ def servers(admin_cloud, member_cloud):
 
 
 def test_only_a_server_deleted_in_the_fencing_users_project_counts_as_fenced(servers):
-    agent = load_agent()
+    agent = load_fence_agent()
     nova = agent.compute_adapter("local-member", clouds=str(paths.clouds_yaml()))
     assert agent.deleted_in_this_project(nova, servers["gone"]) is True
     assert agent.deleted_in_this_project(nova, servers["live"]) is False

@@ -1,28 +1,17 @@
 """clustered_fs's fence device (files/multiattach-fence-openstack): fence_openstack's answer
 passes through, and only its "Not Found" for a server this project deleted becomes "fenced"."""
 
-import importlib.machinery
-import importlib.util
 import subprocess
 
 import pytest
-from local_cloud import paths
+from harness.fence_agent import load_fence_agent
 
-SCRIPT = paths.ROOT / "roles" / "clustered_fs" / "files" / "multiattach-fence-openstack"
 PLUG = "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c"
 STDIN = "action=reboot\ncloud=multiattach-fencing\nplug=%s\ndelay=15\n" % PLUG
 NOT_FOUND = "2026-11-28 ERROR: Failed: Not Found: Instance could not be found. (HTTP 404)\n"
 
 
-def load():
-    loader = importlib.machinery.SourceFileLoader("multiattach_fence_openstack", str(SCRIPT))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-agent = load()
+agent = load_fence_agent()
 
 
 class Response:
