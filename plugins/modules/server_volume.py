@@ -32,7 +32,13 @@ author:
   - multiattach.cloud developers (@multiattach)
 options:
   server:
-    description: Name or ID of the server to attach the volume to, or detach it from.
+    description:
+      - Name or ID of the server to attach the volume to, or detach it from.
+      - With O(state=absent), also the ID of a server that Nova deleted while an attachment of
+        the volume still names it (a dead host's server). Its attachment is then removed through
+        Cinder, only when Nova shows that this project deleted the server and its compute host
+        terminated it; otherwise the task fails and changes nothing (another project's server,
+        or one deleted while its host was down, whose guest may still run).
     type: str
     required: true
   volume:
@@ -91,6 +97,8 @@ server_id:
     - The ID of the server named by O(server), as Nova knows it, also in check mode and when
       nothing changed (a playbook finds the server's inventory host by it before the
       attachment exists).
+    - Null for a name that only deleted servers had (O(state=absent)) when none of them holds
+      the volume; whichever it meant has nothing to let go of.
   returned: always
   type: str
   sample: 0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c
@@ -99,6 +107,33 @@ server_name:
   returned: always
   type: str
   sample: db-1
+server_state:
+  description:
+    - How Nova knows that server when the task began, also in check mode.
+    - C(status) is Nova's (V(ACTIVE), V(SHUTOFF), V(ERROR), ...; V(DELETED) for a deleted
+      server), C(power_state) the hypervisor's (V(running), V(shutdown), V(crashed), ...;
+      V(deleted)). C(powered_off) is true when its guest runs nothing (shut down, crashed or
+      deleted), C(deleted) when Nova deleted it (see O(server)).
+  returned: always
+  type: dict
+  sample: {"status": "SHUTOFF", "power_state": "shutdown", "powered_off": true, "deleted": false}
+  contains:
+    status:
+      description: Nova's status of the server; V(DELETED) for a deleted one.
+      type: str
+      returned: always
+    power_state:
+      description: The hypervisor's power state (V(running), V(shutdown), V(crashed), ...); V(deleted).
+      type: str
+      returned: always
+    powered_off:
+      description: Whether its guest runs nothing (shut down, crashed or deleted).
+      type: bool
+      returned: always
+    deleted:
+      description: Whether Nova deleted the server (and its compute host terminated it).
+      type: bool
+      returned: always
 volume:
   description:
     - The volume once this server holds it (or no longer does), with every server's attachment.

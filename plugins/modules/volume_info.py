@@ -154,7 +154,11 @@ volumes:
           type: str
           returned: always
         server_name:
-          description: "Name of the server; null when the server is not visible to these credentials."
+          description:
+            - "Name of the server; null when the server is not visible to these credentials."
+            - "Also the name of a deleted server whose attachment outlived it (Nova lists deleted
+              servers to their own project); M(multiattach.cloud.server_volume) removes such an
+              attachment."
           type: str
           returned: always
         host_name:

@@ -13,7 +13,16 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.attach
     Action,
     converge,
 )
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
+    BLOCK_STORAGE_ATTACHMENTS,
+)
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import (
+    DELETED,
+    ServerIndex,
+    deleted_names,
+    terminated_here,
+)
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.transitions import (
     ABANDONED_AFTER,
     check_abandoned_after,
@@ -21,6 +30,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.transi
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volumes import (
     attach_modes,
     attached_server_ids,
+    attachment_records,
     describe_volume,
     find_one_volume,
     placement_warnings,
@@ -229,19 +239,105 @@ class VolumeAttachmentsChange(AttachmentChange):
 
 
 class ServerVolumeChange(AttachmentChange):
-    """server_volume: one server holds the volume (present) or not (absent)."""
+    """server_volume: one server holds the volume (present) or not (absent). A server that Nova
+    deleted, which an attachment of the volume still names by its ID, lets go of it through
+    Cinder (its attachment record deleted): only when Nova shows that this project deleted it
+    and its compute host terminated it."""
 
     def __init__(self, conn, *, server, state, **options):
         super().__init__(conn, **options)
         self.server = server
         self.state = state
         self.server_id = None
+        self.server_state = None
+
+    def read(self):
+        if self.index is None:
+            # Detailed: each server's status and power state come with the one listing.
+            self.index = ServerIndex(self.conn, details=True)
+        volume = super().read()
+        if self.state == "absent" and not self._listed(self.server):
+            self.server_id = self._deleted_server(volume)
+            self.server_state = dict(DELETED)
+        else:
+            self.server_id = self.index.resolve([self.server])[self.server]
+            self.server_state = self.index.state(self.server_id)
+        return volume
+
+    def _listed(self, name_or_id):
+        return name_or_id in self.index.names or name_or_id in self.index.names.values()
+
+    def _deleted_server(self, volume):
+        """The ID of the deleted server that O(server) names (its ID, or its name), proven
+        deleted here; fails otherwise, changing nothing. A name that several deleted servers
+        had is refused when two of them hold the volume; when none does, none has anything to
+        let go of (None), once each is proven deleted here."""
+        deleted = deleted_names(self.conn)
+        attached = attached_server_ids(volume)
+        if self.server in attached:
+            deleted.setdefault(self.server, None)
+        matches = sorted(s for s, name in deleted.items() if self.server in (s, name))
+        if not matches:
+            self.index.resolve([self.server])  # fails naming it
+        holding = [s for s in matches if s in attached]
+        if len(holding) > 1:
+            raise ModuleFailure(
+                "no server is named %s now, and %d deleted servers that were hold volume %s (%s): "
+                "give the ID of the one meant"
+                % (self.server, len(holding), volume.name or volume.id, ", ".join(holding))
+            )
+        unproven = [s for s in holding or matches if not terminated_here(self.conn, s)]
+        if unproven:
+            raise ModuleFailure(
+                "server %s is not one Nova shows these credentials%s, and Nova shows no delete of "
+                "it in this project that its compute host carried out: it may be another "
+                "project's server, or one deleted while its compute host was down (its guest may "
+                "still run there). Nothing was changed. Once an admin has made sure that no guest "
+                "of that server runs, they remove Cinder's attachment record themselves "
+                "(openstack volume attachment delete, volume API 3.27)"
+                % (
+                    ", ".join(unproven),
+                    ", yet volume %s is attached to it" % (volume.name or volume.id)
+                    if set(unproven) & set(attached)
+                    else "",
+                )
+            )
+        if holding or len(matches) == 1:
+            server_id = (holding or matches)[0]
+            self.index.names.setdefault(server_id, deleted.get(server_id))
+            return server_id
+        return None
 
     def wanted(self, attached):
-        self.server_id = self.index.resolve([self.server])[self.server]
         if self.state == "present":
             return attached + [self.server_id], False
         return [s for s in attached if s != self.server_id], True
+
+    def plan(self, current):
+        planned = super().plan(current)
+        if self.server_state["deleted"] and planned.steps:
+            planned.steps = [
+                Step(
+                    "delete Cinder's attachment of deleted server %s" % self.server_id,
+                    lambda: self.remove_records(current),
+                )
+            ]
+        return planned
+
+    def remove_records(self, volume):
+        """Nova has nothing left to detach: the attachment records are all there is."""
+        records = [
+            record
+            for record in attachment_records(self.conn, {volume.id})
+            if record.get("instance") == self.server_id
+        ]
+        for record in records:
+            response = self.conn.block_storage.delete(
+                "/attachments/%s" % record["id"], microversion=BLOCK_STORAGE_ATTACHMENTS
+            )
+            if response.status_code != 404:
+                sdk_exceptions.raise_from_response(response)
+        return dict(volume=self.conn.block_storage.get_volume(volume.id), warnings=[])
 
     def report(self, plan, result):
         reported = super().report(plan, result)
@@ -249,5 +345,6 @@ class ServerVolumeChange(AttachmentChange):
             (a for a in reported["volume"]["attachments"] if a["server_id"] == self.server_id), None
         )
         reported["server_id"] = self.server_id
-        reported["server_name"] = self.index.names.get(self.server_id)
+        reported["server_name"] = self.index.names.get(self.server_id, self.server)
+        reported["server_state"] = self.server_state
         return reported

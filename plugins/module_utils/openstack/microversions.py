@@ -9,6 +9,9 @@ from __future__ import annotations
 COMPUTE_MULTIATTACH = "2.60"
 # Cinder's attachments API (/attachments with attach_mode, Cinder Queens), Nova's multiattach flow.
 BLOCK_STORAGE_ATTACHMENTS = "3.27"
+# A deleted server's instance actions (2.21) with their events, which Nova shows the server's
+# own project from 2.51: whether its compute host terminated it.
+COMPUTE_ACTION_EVENTS = "2.51"
 
 
 def as_tuple(microversion):

@@ -13,6 +13,9 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microv
     BLOCK_STORAGE_ATTACHMENTS,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import (
+    deleted_names,
+)
 
 POLL_SECONDS = 0.25
 
@@ -228,7 +231,8 @@ def attach_modes(conn, volume_ids, all_projects=False):
 
 def volumes_described(conn, name=None, multiattach_only=False, status=None, all_projects=False):
     """The volume_info module's volumes: one, or all these credentials see, filtered,
-    each with its attachments; one list call of servers and one of attachments in all."""
+    each with its attachments; one list call of servers and one of attachments in all (and one
+    of the deleted servers, only when an attachment outlived its server)."""
     query = {"all_projects": True} if all_projects else {}
     if name:
         volume = find_one_volume(conn, name, all_projects)
@@ -244,6 +248,8 @@ def volumes_described(conn, name=None, multiattach_only=False, status=None, all_
     server_names, modes = {}, {}
     if attached:
         server_names = {s.id: s.name for s in conn.compute.servers(details=False, **query)}
+        gone = {s for v in attached for s in attached_server_ids(v)} - set(server_names)
+        server_names.update(deleted_names(conn, gone, all_projects))
         modes = attach_modes(conn, {v.id for v in attached}, all_projects)
     return [describe_volume(v, server_names, modes) for v in volumes]
 

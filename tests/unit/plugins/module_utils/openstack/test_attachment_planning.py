@@ -398,3 +398,111 @@ def raise_for_status(response, error_message=None):
         raise sdk_exceptions.ForbiddenException(
             message="Policy doesn't allow", response=None, http_status=403
         )
+
+
+class FakeNova:
+    """Nova's answers for server_volume's lost servers: live servers (id, name, power state),
+    deleted ones in the changes-since listing, and each deleted one's delete action events."""
+
+    def __init__(self, live, deleted=(), terminated=()):
+        self.live = live
+        self.deleted = dict(deleted)
+        self.terminated = set(terminated)
+
+    def servers(self, **query):
+        return [SimpleNamespace(id=i, name=n, status=s, power_state=p) for i, n, s, p in self.live]
+
+    def get(self, path, params=None, microversion=None):
+        parts = path.strip("/").split("/")
+        if path == "/servers/detail":
+            listed = [{"id": i, "name": n, "status": "DELETED"} for i, n in self.deleted.items()]
+            return FakeJson(200, {"servers": listed})
+        server = parts[1]
+        if len(parts) == 2:
+            return FakeJson(404 if server in self.deleted else 200, {})
+        if server not in self.deleted:
+            return FakeJson(404, {})
+        if len(parts) == 3:
+            return FakeJson(200, {"instanceActions": [{"action": "delete", "request_id": "req"}]})
+        result = "Success" if server in self.terminated else None
+        events = [{"event": "compute_terminate_instance", "result": result}] if result else []
+        return FakeJson(200, {"instanceAction": {"events": events}})
+
+
+class FakeJson:
+    def __init__(self, status_code, body):
+        self.status_code, self.body, self.ok = status_code, body, status_code < 400
+
+    def json(self):
+        return self.body
+
+
+def lost_server(server, nova, attached):
+    conn = SimpleNamespace(
+        block_storage=SimpleNamespace(
+            find_volume=lambda *a, **k: volume(True, attached),
+            volumes=lambda **query: [volume(True, attached)],
+        ),
+        compute=nova,
+    )
+    change = attachments.ServerVolumeChange(
+        conn,
+        volume="data",
+        server=server,
+        state="absent",
+        wait=True,
+        timeout=30,
+        abandoned_after=300,
+    )
+    return change, change.plan(change.read())
+
+
+def test_a_stopped_server_is_read_as_powered_off_and_detached_through_nova():
+    nova = FakeNova([("s1", "db-1", "SHUTOFF", 4), ("s2", "db-2", "ACTIVE", 1)])
+    change, plan = lost_server("db-1", nova, ["s1", "s2"])
+    assert change.server_state == {
+        "status": "SHUTOFF",
+        "power_state": "shutdown",
+        "powered_off": True,
+        "deleted": False,
+    }
+    assert [step.says for step in plan.steps] == ["detach s1; attach none"]
+    change, _plan = lost_server("db-2", nova, ["s1", "s2"])
+    assert change.server_state["powered_off"] is False
+
+
+def test_a_deleted_server_lets_go_through_cinder_only_when_its_host_terminated_it():
+    nova = FakeNova([("s2", "db-2", "ACTIVE", 1)], deleted={"s1": "db-1"}, terminated={"s1"})
+    for named in ("s1", "db-1"):
+        change, plan = lost_server(named, nova, ["s1", "s2"])
+        assert change.server_id == "s1" and change.server_state["deleted"] is True
+        assert [step.says for step in plan.steps] == [
+            "delete Cinder's attachment of deleted server s1"
+        ]
+    # Deleted while its compute host was down: no terminate event, its guest may still run.
+    nova.terminated.clear()
+    with pytest.raises(ModuleFailure) as failure:
+        lost_server("s1", nova, ["s1", "s2"])
+    assert "deleted while its compute host was down" in failure.value.msg
+    assert "Nothing was changed" in failure.value.msg
+
+
+def test_a_name_that_deleted_servers_had_ends_at_the_one_that_holds_the_volume():
+    nova = FakeNova([], deleted={"s1": "db-1", "s3": "db-1"}, terminated={"s1", "s3"})
+    change, plan = lost_server("db-1", nova, ["s1"])
+    assert change.server_id == "s1" and len(plan.steps) == 1
+    with pytest.raises(ModuleFailure) as failure:
+        lost_server("db-1", nova, ["s1", "s3"])
+    assert "2 deleted servers that were hold volume data (s1, s3)" in failure.value.msg
+    # None holds it: whichever the name meant is deleted and has nothing to let go of.
+    change, plan = lost_server("db-1", nova, [])
+    assert change.server_id is None and change.server_state["deleted"] and not plan.steps
+    nova.terminated.discard("s3")
+    with pytest.raises(ModuleFailure, match="server s3 is not one Nova shows"):
+        lost_server("db-1", nova, [])
+
+
+def test_an_id_nova_never_deleted_here_is_refused():
+    nova = FakeNova([("s2", "db-2", "ACTIVE", 1)])
+    with pytest.raises(ModuleFailure, match="no server named or with ID s9"):
+        lost_server("s9", nova, ["s2"])

@@ -1,0 +1,168 @@
+"""remove_node for a member whose host died (issue 49, point 6), against the local cloud.
+
+Nova's view decides: a server it reports SHUTOFF, or deleted by this project and terminated by
+its compute host, has no guest to leave the filesystem; the leave is skipped and its attachment
+goes (Nova's detach; Cinder's record for a deleted server, which Nova no longer knows). A server
+Nova reports running must leave first, whatever the inventory says. The inventory's hosts are
+unreachable here (a closed port): a run that tried to reach a lost server would fail.
+"""
+
+import uuid
+
+import pytest
+import yaml
+from harness.ansible_runner import LOCAL_INVENTORY, ROOT, run_module, run_playbook_file
+from local_cloud import multiattach_probe
+
+PLAYBOOK = ROOT / "playbooks" / "remove_node.yml"
+# Cinder's attachments API with attachment complete (os-complete).
+ATTACHMENT_COMPLETE = "3.44"
+UNREACHABLE = {"ansible_host": "127.0.0.1", "ansible_port": 9, "ansible_user": "nobody"}
+
+
+def orphan_attachment(conn, volume_id, server_id):
+    """A Cinder attachment of VOLUME to SERVER that Nova has no record of (as a delete leaves
+    when Cinder did not answer it): Nova's delete of the server leaves it behind."""
+    made = conn.block_storage.post(
+        "/attachments",
+        json={
+            "attachment": {
+                "volume_uuid": volume_id,
+                "instance_uuid": server_id,
+                "connector": {"host": "dead-host", "ip": "192.0.2.1", "initiator": "iqn.dead"},
+            }
+        },
+        microversion=ATTACHMENT_COMPLETE,
+    )
+    assert made.status_code == 200, made.text
+    attachment_id = made.json()["attachment"]["id"]
+    completed = conn.block_storage.post(
+        "/attachments/%s/action" % attachment_id,
+        json={"os-complete": None},
+        microversion=ATTACHMENT_COMPLETE,
+    )
+    assert completed.status_code == 204, completed.text
+    return attachment_id
+
+
+def holders(conn, volume_id):
+    volume = conn.block_storage.get_volume(volume_id)
+    return volume.status, sorted(a["server_id"] for a in volume.attachments)
+
+
+@pytest.fixture
+def lost(admin_cloud, tmp_path):
+    """A multiattach volume held by three servers: one stopped, one deleted (its attachment an
+    orphan in Cinder), one running; an inventory that reaches none of them."""
+    probe = multiattach_probe.Probe(admin_cloud, "it-lost-" + uuid.uuid4().hex[:6])
+    orphans = []
+    try:
+        volume = probe.create_volume("shared", volume_type=probe.create_type().name)
+        stopped, deleted, running = (
+            probe.create_server(n) for n in ("stopped", "deleted", "running")
+        )
+        probe.wait_for_servers()
+        for count, server in enumerate((stopped, running), start=1):
+            # Cinder takes one attach of a volume at a time.
+            assert multiattach_probe.attach(admin_cloud, server.id, volume.id).status_code == 200
+            multiattach_probe.wait_until(
+                "%d attachment(s)" % count,
+                lambda n=count: (
+                    holders(admin_cloud, volume.id)[0] == "in-use"
+                    and len(holders(admin_cloud, volume.id)[1]) == n
+                ),
+                multiattach_probe.VOLUME_TIMEOUT,
+            )
+        orphans.append(orphan_attachment(admin_cloud, volume.id, deleted.id))
+        admin_cloud.compute.stop_server(stopped)
+        admin_cloud.compute.wait_for_server(stopped, status="SHUTOFF", interval=0.5, wait=120)
+        admin_cloud.compute.delete_server(deleted)
+        admin_cloud.compute.wait_for_delete(deleted, interval=0.5, wait=120)
+        assert holders(admin_cloud, volume.id) == (
+            "in-use",
+            sorted([stopped.id, deleted.id, running.id]),
+        ), "the deleted server's Cinder attachment outlived it"
+
+        inventory = tmp_path / "inventory"
+        inventory.mkdir()
+        (inventory / "group_vars").symlink_to(LOCAL_INVENTORY.parent / "group_vars")
+        hosts = {
+            "db-stopped": dict(UNREACHABLE, openstack_server_name=stopped.name),
+            "db-deleted": dict(UNREACHABLE, openstack_server_name=deleted.name),
+            "db-running": dict(UNREACHABLE, openstack_server_name=running.name),
+        }
+        (inventory / "hosts.yml").write_text(
+            yaml.safe_dump({"all": {"children": {"cluster": {"hosts": hosts}}}})
+        )
+        yield {
+            "inventory": inventory / "hosts.yml",
+            "volume": volume,
+            "ids": {"stopped": stopped.id, "deleted": deleted.id, "running": running.id},
+            "vars": {"shared_volume_name": volume.name, "multiattach_cloud": "local-admin"},
+        }
+    finally:
+        for attachment_id in orphans:
+            admin_cloud.block_storage.delete(
+                "/attachments/%s" % attachment_id, microversion=ATTACHMENT_COMPLETE
+            )
+        assert probe.cleanup() == []
+
+
+def test_a_running_server_out_of_reach_is_refused_and_keeps_the_volume(admin_cloud, lost):
+    before = holders(admin_cloud, lost["volume"].id)
+    refused = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node="db-running"))
+    assert refused.failures, "\n".join(
+        str((r["_task"], r["_status"], r.get("msg"))) for r in refused.results
+    ) + "rc=%s %s" % (refused.completed.returncode, refused.completed.stderr[-2000:])
+    assert "did not leave the shared filesystem" in refused.failure_message
+    assert "ACTIVE (power state running)" in refused.failure_message
+    assert "openstack server stop %s" % lost["ids"]["running"] in refused.failure_message
+    assert holders(admin_cloud, lost["volume"].id) == before
+
+
+def test_a_stopped_and_a_deleted_server_are_taken_out_without_reaching_them(admin_cloud, lost):
+    volume_id, ids = lost["volume"].id, lost["ids"]
+    before = holders(admin_cloud, volume_id)
+
+    # --check: Nova's view is read, no host is reached, nothing is detached.
+    for node in ("db-stopped", "db-deleted"):
+        checked = run_playbook_file(
+            PLAYBOOK, lost["inventory"], dict(lost["vars"], node=node), check=True
+        )
+        assert not checked.failures, checked.failure_message
+        shown = checked.result("Say that the server is lost and its leave is skipped")["msg"]
+        assert ("SHUTOFF, power state shutdown" if node == "db-stopped" else "deleted") in shown
+    assert holders(admin_cloud, volume_id) == before
+
+    stopped = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node="db-stopped"))
+    assert not stopped.failures, stopped.failure_message
+    assert holders(admin_cloud, volume_id) == ("in-use", sorted([ids["deleted"], ids["running"]]))
+
+    # Named by its inventory name: volume_info names the deleted server's attachment.
+    deleted = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node="db-deleted"))
+    assert not deleted.failures, deleted.failure_message
+    assert holders(admin_cloud, volume_id) == ("in-use", [ids["running"]])
+
+    for node in ("db-stopped", "db-deleted"):
+        again = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node=node))
+        assert not again.failures and again.changed_tasks == [], again.failure_message
+
+
+def test_an_attachment_of_a_server_nova_never_showed_is_refused(admin_cloud, lost):
+    """An ID that Nova never deleted here (another project's server, a typo'd record) is no
+    proof that nothing runs: the module refuses and removes nothing."""
+    volume_id = lost["volume"].id
+    stranger = str(uuid.uuid4())
+    orphan = orphan_attachment(admin_cloud, volume_id, stranger)
+    try:
+        refused = run_module(
+            "multiattach.cloud.server_volume",
+            dict(cloud="local-admin", server=stranger, volume=volume_id, state="absent"),
+        )
+        assert refused.get("failed"), refused
+        assert "Nova shows no delete of it in this project" in refused["msg"]
+        assert stranger in holders(admin_cloud, volume_id)[1]
+    finally:
+        admin_cloud.block_storage.delete(
+            "/attachments/%s" % orphan, microversion=ATTACHMENT_COMPLETE
+        )
