@@ -35,20 +35,21 @@ MARKED_TASKS = {
     "Run fresh_check.yml with --check --diff against the guests": "prepare: check mode on fresh guests",
     "Run add_node -e node=<server ID>": "day 2: add_node (a node that sorts first)",
     "Run remove_node -e node=db-0 while a process holds the disk at /mnt/elsewhere": "day 2: remove_node refused (busy elsewhere)",
-    "Run remove_node -e node=node-0": "day 2: remove_node (the first node)",
+    "Run remove_node -e node=<its OpenStack name>": "day 2: remove_node (the first node)",
     "Reboot node-1 and node-2 together": "day 2: the whole cluster rebooted",
     "Wait for the filesystem after the reboot": "day 2: the whole cluster rebooted",
-    "Wait until node-2 has recovered node-1's journal": "node lost: until recovered",
     "Wait until node-2 has recovered node-1's journal after the cut": "partition: until recovered",
     "Wait for node-1 to answer again": "partition: node-1 back",
-    "Wait until node-2 has fenced node-1 through Nova as the fencing user (GFS2)": "node lost: node-1 back",
-    "Reboot node-1 hard (Nova defines and starts its domain again)": "node lost: node-1 back",
-    "Wait for SSH in node-1": "node lost: node-1 back",
-    "Wait for the filesystem (mounted at boot from fstab, after the cluster stack)": "node lost: node-1 back",
-    "Unmount it everywhere": "node lost: offline fsck",
+    "Delete node-0's server through Nova (GFS2), or stop it (OCFS2)": "lost member: killed",
+    "Wait until the cluster no longer counts node-0": "lost member: until recovered",
+    "Run remove_node -e node=db-0": "lost member: remove_node (not reached)",
+    "Wait until the replacement server is ACTIVE": "lost member: replacement joins",
+    "Wait for SSH in the replacement": "lost member: replacement joins",
+    "Run add_node -e node=db-0": "lost member: replacement joins",
+    "Unmount it everywhere": "offline fsck",
 }
-# node_lost.yml's message: the longest gap between the survivor's writes after the kill.
-STALL = re.compile(r"lost: node-2's writes stalled at most (?P<seconds>[0-9.]+) s")
+# lost_member.yml's message: the longest gap between the others' writes after the kill.
+STALL = re.compile(r"lost for good: the others' writes stalled at most (?P<seconds>[0-9.]+) s")
 # partition.yml's figures, seconds after the network was cut.
 PARTITION = re.compile(
     r"partition: fence (?P<fence>[0-9.]+) s, resume (?P<resume>[0-9.]+) s,\s*stall (?P<stall>[0-9.]+) s"
@@ -181,7 +182,7 @@ def main():
     )
     if "recovery_stall_seconds" in figures_seen:
         print(
-            "a node lost: the survivor's writes stalled at most %.2f s"
+            "a member lost for good: the others' writes stalled at most %.2f s"
             % figures_seen["recovery_stall_seconds"]
         )
     if "partition_stall_seconds" in figures_seen:

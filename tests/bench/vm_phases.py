@@ -23,9 +23,10 @@ ROWS = [
     ("day 2: add_node", "day 2: add_node (third guest joins)"),
     ("day 2: remove_node refused (busy)", "day 2: remove_node refused, mount busy"),
     ("day 2: remove_node", "day 2: remove_node"),
-    ("node lost: until recovered", "node lost: kill to journal recovered"),
-    ("node lost: node-1 back", "node lost: node-1 rebooted, back"),
-    ("node lost: offline fsck", "node lost: offline fsck and remount"),
+    ("lost member: until recovered", "lost member: kill to journal recovered"),
+    ("lost member: remove_node (not reached)", "lost member: remove_node (not reached)"),
+    ("lost member: replacement joins", "lost member: replacement made, booted, joined"),
+    ("offline fsck", "offline fsck and remount"),
 ]
 
 
@@ -58,7 +59,7 @@ def main(paths):
     for name, label in ROWS:
         lines.append("| %s | %s |" % (label, " | ".join(seconds_of(f, name) for _p, f, _m in runs)))
     lines.append(
-        "| node lost: survivor's longest write stall (s) | %s |"
+        "| lost member: the others' longest write stall (s) | %s |"
         % " | ".join(
             "%.2f" % f["recovery_stall_seconds"] if "recovery_stall_seconds" in f else "-"
             for _p, f, _m in runs

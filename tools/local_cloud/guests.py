@@ -5,6 +5,7 @@
     guests.py CLOUD delete KEY_NAME NAME...                   servers, then the key pair and
                                                               server group (KEY_NAME -: neither)
     guests.py CLOUD reboot NAME...                            hard reboot, wait for ACTIVE
+    guests.py CLOUD stop NAME...                              Nova's stop, wait for SHUTOFF
     guests.py CLOUD actions NAME                              the server's action log (Nova's
                                                               instance actions: who did what, when)
 
@@ -101,6 +102,17 @@ def reboot(conn, names):
     return {"changed": True}
 
 
+def stop(conn, names):
+    """Nova's stop (os-stop): the guest image's os_shutdown_timeout of 0 makes it a power-off at
+    once, as a host failure would."""
+    servers = [conn.compute.find_server(name, ignore_missing=False) for name in names]
+    for server in servers:
+        conn.compute.stop_server(server)
+    for server in servers:
+        conn.compute.wait_for_server(server, status="SHUTOFF", wait=ACTIVE_SECONDS)
+    return {"changed": True}
+
+
 def actions(conn, name):
     """Nova's instance actions of the server, oldest first: action, user ID, start (epoch s)."""
     # An admin finds other projects' servers only when asking across projects.
@@ -131,7 +143,7 @@ def actions(conn, name):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("ensure", "delete", "reboot", "actions"):
+    if len(argv) < 3 or argv[1] not in ("ensure", "delete", "reboot", "stop", "actions"):
         raise SystemExit(__doc__)
     conn = openstack.connect(cloud=argv[0])
     if argv[1] == "ensure":
@@ -141,6 +153,8 @@ def main(argv):
         result = delete(conn, argv[3:], argv[2])
     elif argv[1] == "actions":
         result = actions(conn, argv[2])
+    elif argv[1] == "stop":
+        result = stop(conn, argv[2:])
     else:
         result = reboot(conn, argv[2:])
     json.dump(result, sys.stdout)

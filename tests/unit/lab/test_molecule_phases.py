@@ -73,8 +73,11 @@ def test_every_marked_task_is_a_task_of_a_molecule_scenario():
     )
 
 
-def test_the_node_lost_and_partition_figures_are_told_apart():
-    lost = "    msg: \"node-1 lost: node-2's writes stalled at most 4.4 s; 51 lines written after\""
+def test_the_lost_member_and_partition_figures_are_told_apart():
+    lost = (
+        "    msg: \"member lost for good: the others' writes stalled at most 4.4 s "
+        "(node-1 4.4 s, node-2 3.1 s)\""
+    )
     cut = "    msg: 'partition: fence 6.2 s, resume 19.5 s, stall 13.3 s'"
     assert molecule_phases.STALL.search(lost).group("seconds") == "4.4"
     assert (

@@ -78,15 +78,20 @@ def test_the_agents_answer_passes_through_and_nova_is_not_asked_again(capsys):
 def test_a_server_this_project_deleted_counts_as_fenced(capsys):
     run, unused = fence_openstack(1, err=NOT_FOUND)
     nova = Nova(Response(404), DELETED)
-    assert agent.main([], STDIN, run, lambda cloud: nova) == 0
+    logged = []
+    assert agent.main([], STDIN, run, lambda cloud: nova, logged.append) == 0
     assert "was deleted in this project" in capsys.readouterr().out
+    assert logged == [
+        "server %s was deleted in this project and terminated by its compute host: "
+        "it can write nothing more, so it counts as fenced (reboot)" % PLUG
+    ]
     version = {"OpenStack-API-Version": "compute 2.51"}
     assert nova.asked[1:] == [
         ("/servers/%s/os-instance-actions" % PLUG, version),
         ("/servers/%s/os-instance-actions/req-2" % PLUG, version),
     ]
     status = STDIN.replace("action=reboot", "action=status")
-    assert agent.main([], status, run, lambda cloud: nova) == agent.EXIT_OFF
+    assert agent.main([], status, run, lambda cloud: nova, logged.append) == agent.EXIT_OFF
     assert "Status: OFF" in capsys.readouterr().out
 
 
