@@ -345,6 +345,9 @@ molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gf
 # filesystem (molecule/shared_disk): a cloud up in the full profile is used as it is (make
 # test keeps it up after integration-full), otherwise started and stopped again. molecule
 # destroys its guests and volume also when a step fails. MOLECULE_FS=gfs2 runs GFS2.
+# MOLECULE_LOST_MEMBER=true|false: whether day 2 loses a member for good (lost_member.yml);
+# empty, GFS2's run does and OCFS2's does not (make test's time).
+MOLECULE_LOST_MEMBER ?=
 # It runs with the newest ansible-core (.venv-newest: molecule, ansible-playbook and the Python of
 # the tasks on localhost), or, on a machine without its Python, with .venv's, saying so.
 MOLECULE_FS ?= ocfs2
@@ -357,7 +360,8 @@ molecule: deps .stamps/apt-full $(if $(NEWEST_PYTHON),newest-deps)  ## two Nova 
 		"$(NO_NEWEST_PYTHON); the VM scenario runs with .venv's ansible-core instead")
 	mkdir -p .cache/molecule
 	rm -f .cache/molecule/tasks-$(MOLECULE_FS).jsonl
-	CLUSTERED_FS_TYPE=$(MOLECULE_FS) LOCAL_CLOUD_PROFILE=full PATH=$(MOLECULE_VENV)/bin:$$PATH \
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) MOLECULE_LOST_MEMBER=$(MOLECULE_LOST_MEMBER) \
+		LOCAL_CLOUD_PROFILE=full PATH=$(MOLECULE_VENV)/bin:$$PATH \
 		ANSIBLE_CALLBACK_PLUGINS=$(ROOT)/tests/harness/callback_plugins \
 		TASK_SECONDS_FILE=$(ROOT)/.cache/molecule/tasks-$(MOLECULE_FS).jsonl $(WITH_CLOUD) \
 		$(VENV)/bin/python tools/molecule_phases.py \
