@@ -55,6 +55,14 @@ options:
     type: str
     choices: [present, absent]
     default: present
+  require_powered_off:
+    description:
+      - With O(state=absent), detach only while Nova reports the server powered off (RV(server_state)
+        C(powered_off), read in the same run just before the detach); otherwise fail and change
+        nothing. For a server whose guest cannot leave first (a lost cluster member); a guest
+        started again meanwhile may hold the volume.
+    type: bool
+    default: false
 seealso:
   - {module: "multiattach.cloud.volume_attachments", description: "every server that holds a volume, at once"}
   - {module: "multiattach.cloud.volume_info", description: "the keys of the volume returned"}
@@ -112,11 +120,12 @@ server_state:
     - How Nova knows that server when the task began, also in check mode.
     - C(status) is Nova's (V(ACTIVE), V(SHUTOFF), V(ERROR), ...; V(DELETED) for a deleted
       server), C(power_state) the hypervisor's (V(running), V(shutdown), V(crashed), ...;
-      V(deleted)). C(powered_off) is true when its guest runs nothing (shut down, crashed or
-      deleted), C(deleted) when Nova deleted it (see O(server)).
+      V(deleted)), C(task_state) the task Nova runs on it (null for none). C(powered_off) is
+      true when its guest runs nothing and Nova starts nothing (shut down or crashed, not in
+      ERROR, no task; or deleted), C(deleted) when Nova deleted it (see O(server)).
   returned: always
   type: dict
-  sample: {"status": "SHUTOFF", "power_state": "shutdown", "powered_off": true, "deleted": false}
+  sample: {"status": "SHUTOFF", "power_state": "shutdown", "task_state": null, "powered_off": true, "deleted": false}
   contains:
     status:
       description: Nova's status of the server; V(DELETED) for a deleted one.
@@ -126,8 +135,14 @@ server_state:
       description: The hypervisor's power state (V(running), V(shutdown), V(crashed), ...); V(deleted).
       type: str
       returned: always
+    task_state:
+      description: The task Nova runs on the server (V(powering-on), ...); null for none.
+      type: str
+      returned: always
     powered_off:
-      description: Whether its guest runs nothing (shut down, crashed or deleted).
+      description:
+      - Whether its guest runs nothing and Nova starts nothing (shut down or crashed, not in
+        ERROR, no task; or deleted).
       type: bool
       returned: always
     deleted:
@@ -158,6 +173,7 @@ class ServerVolumeModule(OpenStackModule):
         volume=dict(type="str", required=True),
         device=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
+        require_powered_off=dict(type="bool", default=False),
         **ATTACHMENT_ARGUMENT_SPEC,
     )
     wait_options = True

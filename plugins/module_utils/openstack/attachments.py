@@ -244,10 +244,11 @@ class ServerVolumeChange(AttachmentChange):
     Cinder (its attachment record deleted): only when Nova shows that this project deleted it
     and its compute host terminated it."""
 
-    def __init__(self, conn, *, server, state, **options):
+    def __init__(self, conn, *, server, state, require_powered_off=False, **options):
         super().__init__(conn, **options)
         self.server = server
         self.state = state
+        self.require_powered_off = require_powered_off
         self.server_id = None
         self.server_state = None
 
@@ -315,6 +316,18 @@ class ServerVolumeChange(AttachmentChange):
 
     def plan(self, current):
         planned = super().plan(current)
+        if self.require_powered_off and planned.steps and not self.server_state["powered_off"]:
+            raise ModuleFailure(
+                "server %s is not powered off now (Nova: status %s, power state %s, task %s): "
+                "its guest may run and hold the volume, so it was not detached. Nothing was "
+                "changed; find out why it runs (a fence's start, an operator), then run again"
+                % (
+                    self.server_id,
+                    self.server_state["status"],
+                    self.server_state["power_state"],
+                    self.server_state["task_state"] or "none",
+                )
+            )
         if self.server_state["deleted"] and planned.steps:
             planned.steps = [
                 Step(

@@ -65,15 +65,24 @@ class ServerIndex:
         return resolved
 
     def state(self, server_id):
-        """{status, power_state, powered_off, deleted} of a listed server (a detailed index)."""
+        """{status, power_state, task_state, powered_off, deleted} of a listed server (a
+        detailed index). Powered off: shut down or crashed, and Nova neither in a task on it
+        (a start under way) nor holding it in ERROR (whose detach Nova refuses)."""
         server = next(server for server in self.servers if server.id == server_id)
         power = POWER_STATES.get(server.power_state, "unknown")
+        powered_off = power in POWERED_OFF and server.status != "ERROR" and not server.task_state
         return dict(
-            status=server.status, power_state=power, powered_off=power in POWERED_OFF, deleted=False
+            status=server.status,
+            power_state=power,
+            task_state=server.task_state,
+            powered_off=powered_off,
+            deleted=False,
         )
 
 
-DELETED = dict(status="DELETED", power_state="deleted", powered_off=True, deleted=True)
+DELETED = dict(
+    status="DELETED", power_state="deleted", task_state=None, powered_off=True, deleted=True
+)
 
 
 def deleted_names(conn, server_ids=None, all_projects=False):
@@ -84,13 +93,24 @@ def deleted_names(conn, server_ids=None, all_projects=False):
     query = {"changes-since": EVER}
     if all_projects:
         query["all_projects"] = True
-    response = conn.compute.get("/servers/detail", params=query)
-    sdk_exceptions.raise_from_response(response)
-    return {
-        server["id"]: server.get("name")
-        for server in response.json().get("servers", [])
-        if server.get("status") == "DELETED" and (server_ids is None or server["id"] in server_ids)
-    }
+    url, found = "/servers/detail", {}
+    while url:
+        response = conn.compute.get(url, params=query)
+        sdk_exceptions.raise_from_response(response)
+        body = response.json()
+        found.update(
+            (server["id"], server.get("name"))
+            for server in body.get("servers", [])
+            if server.get("status") == "DELETED"
+            and (server_ids is None or server["id"] in server_ids)
+        )
+        # Nova pages a long listing (osapi_max_limit); the next page's link carries the query.
+        url = next(
+            (link["href"] for link in body.get("servers_links", []) if link.get("rel") == "next"),
+            None,
+        )
+        query = {}
+    return found
 
 
 def terminated_here(conn, server_id):

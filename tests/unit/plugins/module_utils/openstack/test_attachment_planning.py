@@ -11,6 +11,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.module import Mo
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import (
     attachment_worker,
     attachments,
+    servers,
     transitions,
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.servers import ServerIndex
@@ -410,11 +411,15 @@ class FakeNova:
         self.terminated = set(terminated)
 
     def servers(self, **query):
-        return [SimpleNamespace(id=i, name=n, status=s, power_state=p) for i, n, s, p in self.live]
+        return [
+            SimpleNamespace(id=i, name=n, status=s, power_state=p, task_state=t)
+            for i, n, s, p, *task in self.live
+            for t in [task[0] if task else None]
+        ]
 
     def get(self, path, params=None, microversion=None):
         parts = path.strip("/").split("/")
-        if path == "/servers/detail":
+        if path.startswith("/servers/detail"):
             listed = [{"id": i, "name": n, "status": "DELETED"} for i, n in self.deleted.items()]
             return FakeJson(200, {"servers": listed})
         server = parts[1]
@@ -437,7 +442,7 @@ class FakeJson:
         return self.body
 
 
-def lost_server(server, nova, attached):
+def lost_server(server, nova, attached, **options):
     conn = SimpleNamespace(
         block_storage=SimpleNamespace(
             find_volume=lambda *a, **k: volume(True, attached),
@@ -453,6 +458,7 @@ def lost_server(server, nova, attached):
         wait=True,
         timeout=30,
         abandoned_after=300,
+        **options,
     )
     return change, change.plan(change.read())
 
@@ -463,12 +469,31 @@ def test_a_stopped_server_is_read_as_powered_off_and_detached_through_nova():
     assert change.server_state == {
         "status": "SHUTOFF",
         "power_state": "shutdown",
+        "task_state": None,
         "powered_off": True,
         "deleted": False,
     }
     assert [step.says for step in plan.steps] == ["detach s1; attach none"]
+    _change, plan = lost_server("db-1", nova, ["s1", "s2"], require_powered_off=True)
+    assert len(plan.steps) == 1
     change, _plan = lost_server("db-2", nova, ["s1", "s2"])
     assert change.server_state["powered_off"] is False
+
+
+@pytest.mark.parametrize(
+    "live",
+    [
+        ("s1", "db-1", "ACTIVE", 1),  # running
+        ("s1", "db-1", "SHUTOFF", 4, "powering-on"),  # a start under way (a fence's "on")
+        ("s1", "db-1", "ERROR", 4),  # Nova refuses its detach; its state says little
+    ],
+)
+def test_a_server_that_may_run_is_not_detached_when_it_must_be_off(live):
+    nova = FakeNova([live])
+    with pytest.raises(ModuleFailure) as failure:
+        lost_server("db-1", nova, ["s1"], require_powered_off=True)
+    assert "server s1 is not powered off now (Nova: status %s" % live[2] in failure.value.msg
+    assert "Nothing was changed" in failure.value.msg
 
 
 def test_a_deleted_server_lets_go_through_cinder_only_when_its_host_terminated_it():
@@ -506,3 +531,28 @@ def test_an_id_nova_never_deleted_here_is_refused():
     nova = FakeNova([("s2", "db-2", "ACTIVE", 1)])
     with pytest.raises(ModuleFailure, match="no server named or with ID s9"):
         lost_server("s9", nova, ["s2"])
+
+
+def test_deleted_servers_are_read_from_every_page_of_novas_listing():
+    pages = {
+        "/servers/detail": {
+            "servers": [{"id": "s1", "name": "db-1", "status": "DELETED"}],
+            "servers_links": [{"rel": "next", "href": "/servers/detail?marker=s1"}],
+        },
+        "/servers/detail?marker=s1": {
+            "servers": [
+                {"id": "s2", "name": "db-2", "status": "DELETED"},
+                {"id": "s3", "name": "db-3", "status": "ACTIVE"},
+            ]
+        },
+    }
+    asked = []
+
+    def get(path, params=None, microversion=None):
+        asked.append((path, params))
+        return FakeJson(200, pages[path])
+
+    conn = SimpleNamespace(compute=SimpleNamespace(get=get))
+    assert servers.deleted_names(conn) == {"s1": "db-1", "s2": "db-2"}
+    assert asked[1] == ("/servers/detail?marker=s1", {}), "the next link carries the query"
+    assert servers.deleted_names(conn, set()) == {} and len(asked) == 2
