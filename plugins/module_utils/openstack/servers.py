@@ -7,10 +7,10 @@ longer shows was deleted by this project and terminated by its compute host."""
 from __future__ import annotations
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.listing import every_page
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
     COMPUTE_ACTION_EVENTS,
 )
-from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 
 # Nova's power states (OS-EXT-STS:power_state), as the hypervisor reports them.
 POWER_STATES = {
@@ -37,7 +37,6 @@ class ServerIndex:
         query = {"all_projects": True} if all_projects else {}
         self.servers = list(conn.compute.servers(details=details, **query))
         self.names = {server.id: server.name for server in self.servers}
-        self.details = details
 
     def resolve(self, names_or_ids):
         """{requested: server ID}; fails naming the unknown and the ambiguous ones."""
@@ -93,24 +92,11 @@ def deleted_names(conn, server_ids=None, all_projects=False):
     query = {"changes-since": EVER}
     if all_projects:
         query["all_projects"] = True
-    url, found = "/servers/detail", {}
-    while url:
-        response = conn.compute.get(url, params=query)
-        sdk_exceptions.raise_from_response(response)
-        body = response.json()
-        found.update(
-            (server["id"], server.get("name"))
-            for server in body.get("servers", [])
-            if server.get("status") == "DELETED"
-            and (server_ids is None or server["id"] in server_ids)
-        )
-        # Nova pages a long listing (osapi_max_limit); the next page's link carries the query.
-        url = next(
-            (link["href"] for link in body.get("servers_links", []) if link.get("rel") == "next"),
-            None,
-        )
-        query = {}
-    return found
+    return {
+        server["id"]: server.get("name")
+        for server in every_page(conn.compute, "/servers/detail", "servers", query)
+        if server.get("status") == "DELETED" and (server_ids is None or server["id"] in server_ids)
+    }
 
 
 def terminated_here(conn, server_id):

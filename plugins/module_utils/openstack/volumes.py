@@ -9,6 +9,7 @@ import time
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.change import Reading
 from ansible_collections.multiattach.cloud.plugins.module_utils.module import ModuleFailure
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.listing import every_page
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.microversions import (
     BLOCK_STORAGE_ATTACHMENTS,
 )
@@ -185,27 +186,17 @@ def attachment_records(conn, volume_ids, all_projects=False):
     query = {"all_tenants": 1} if all_projects else {}
     if len(volume_ids) == 1:
         query["volume_id"] = next(iter(volume_ids))
-    url = "/attachments/detail"
-    records = []
-    while url:
-        response = conn.block_storage.get(url, params=query, microversion=BLOCK_STORAGE_ATTACHMENTS)
-        sdk_exceptions.raise_from_response(response)
-        body = response.json()
-        records.extend(
-            attachment
-            for attachment in body.get("attachments", [])
-            if attachment.get("volume_id") in volume_ids
+    return [
+        attachment
+        for attachment in every_page(
+            conn.block_storage,
+            "/attachments/detail",
+            "attachments",
+            query,
+            microversion=BLOCK_STORAGE_ATTACHMENTS,
         )
-        url = next(
-            (
-                link["href"]
-                for link in body.get("attachments_links", [])
-                if link.get("rel") == "next"
-            ),
-            None,
-        )
-        query = {}
-    return records
+        if attachment.get("volume_id") in volume_ids
+    ]
 
 
 def access_mode(record):
