@@ -346,8 +346,10 @@ molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gf
 # test keeps it up after integration-full), otherwise started and stopped again. molecule
 # destroys its guests and volume also when a step fails. MOLECULE_FS=gfs2 runs GFS2.
 # MOLECULE_LOST_MEMBER=true|false: whether day 2 loses a member for good (lost_member.yml);
-# empty, GFS2's run does and OCFS2's does not (make test's time).
+# empty, GFS2's run does and OCFS2's does not (make test's time). MOLECULE_LOST_HOW=deleted|stopped:
+# how it is lost (its server deleted or stopped through Nova); empty, GFS2's is deleted, OCFS2's stopped.
 MOLECULE_LOST_MEMBER ?=
+MOLECULE_LOST_HOW ?=
 # It runs with the newest ansible-core (.venv-newest: molecule, ansible-playbook and the Python of
 # the tasks on localhost), or, on a machine without its Python, with .venv's, saying so.
 MOLECULE_FS ?= ocfs2
@@ -360,7 +362,7 @@ molecule: deps .stamps/apt-full $(if $(NEWEST_PYTHON),newest-deps)  ## two Nova 
 		"$(NO_NEWEST_PYTHON); the VM scenario runs with .venv's ansible-core instead")
 	mkdir -p .cache/molecule
 	rm -f .cache/molecule/tasks-$(MOLECULE_FS).jsonl
-	CLUSTERED_FS_TYPE=$(MOLECULE_FS) MOLECULE_LOST_MEMBER=$(MOLECULE_LOST_MEMBER) \
+	CLUSTERED_FS_TYPE=$(MOLECULE_FS) MOLECULE_LOST_MEMBER=$(MOLECULE_LOST_MEMBER) MOLECULE_LOST_HOW=$(MOLECULE_LOST_HOW) \
 		LOCAL_CLOUD_PROFILE=full PATH=$(MOLECULE_VENV)/bin:$$PATH \
 		ANSIBLE_CALLBACK_PLUGINS=$(ROOT)/tests/harness/callback_plugins \
 		TASK_SECONDS_FILE=$(ROOT)/.cache/molecule/tasks-$(MOLECULE_FS).jsonl $(WITH_CLOUD) \

@@ -24,7 +24,7 @@ ROWS = [
     ("day 2: remove_node refused (busy)", "day 2: remove_node refused, mount busy"),
     ("day 2: remove_node", "day 2: remove_node"),
     ("lost member: until recovered", "lost member: kill to journal recovered"),
-    ("lost member: remove_node (not reached)", "lost member: remove_node (not reached)"),
+    ("lost member: remove_node", "lost member: remove_node"),
     ("lost member: replacement joins", "lost member: replacement made, booted, joined"),
     ("offline fsck", "offline fsck and remount"),
 ]
