@@ -1,9 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: multiattach.cloud developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one rule for what is secret: option names that look secret, and the password
-inside a URL (rabbit://user:PASSWORD@host, mysql+pymysql://user:PASSWORD@host/db,
-https://host/?password=PASSWORD).
+"""The one rule for what is secret: option names that look secret, the password inside a
+URL (rabbit://user:PASSWORD@host, mysql+pymysql://user:PASSWORD@host/db,
+https://host/?password=PASSWORD, in every form oslo.config and oslo.messaging take: several
+hosts with or without credentials, IPv6 hosts with a zone, percent-encoded names), and the
+value of a "name:value" pair whose name looks secret (oslo.cache's backend_argument =
+password:PASSWORD).
 
 Every module masks through these functions, in results, diffs and the values
 Ansible removes from its output and logs (-vvv included).
@@ -26,12 +29,19 @@ SECRET_NAME = re.compile(
 )
 
 URL_START = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://")
-HOST = r"(?:[A-Za-z0-9._\-]+|\[[0-9A-Fa-f:.]+\])(?::\d+)?"
-# The credentials part of a URL (netloc) runs to its last "@host[:port]": a password
-# may hold "@", "/", "," or a space. oslo.messaging's transport_url lists further hosts
-# as ,user:password@host.
-AUTHORITY = re.compile(r"(?P<authority>[^:/@\s,]*:.*@%s)(?=[/?#\s]|$)" % HOST)
-HOST_ENTRY = re.compile(r",?(?P<user>[^:/@\s,]*):(?P<password>.*?)@%s(?=,|$)" % HOST)
+# A host: a name (percent-encoded, RFC 3986's unreserved characters), an IPv4 address, or an
+# IPv6 address in brackets with an optional zone ("%eth0", or "%25eth0" as RFC 6874 writes it).
+HOST = r"(?:[A-Za-z0-9._~%\-]+|\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9._~%\-]+)?\])(?::\d+)?"
+# The credentials part of a URL (netloc) runs to its last "@host[:port]", and on through the
+# hosts listed after it without credentials (kazoo://u:PW@zk1:2181,zk2:2181): a password
+# may hold "@", "/", "," or a space. oslo.messaging's transport_url lists further hosts as
+# ,user:password@host or ,host.
+AUTHORITY = re.compile(r"(?P<authority>[^:/@\s,]*:.*@%s(?:,%s)*)(?=[/?#\s]|$)" % (HOST, HOST))
+HOST_ENTRY = re.compile(r",?(?:(?P<user>[^:/@\s,]*):(?P<password>.*?)@)?%s(?=,|$)" % HOST)
+# oslo.cache's backend_argument and the like: "name:value", the value secret when the name is.
+NAMED_PAIR = re.compile(
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<separator>\s*:\s*)(?P<value>.*\S)\s*$"
+)
 # A query parameter whose name says secret: ?password=..., &ssl_key_password=...; its value
 # runs to the next parameter (a space in it is no end).
 QUERY_SECRET = re.compile(r"(?P<prefix>[?&;](?P<name>[^=&#;?\s]+)=)(?P<value>[^&#;\n]*)")
@@ -91,10 +101,15 @@ def _url_spans(line):
         if (
             entries
             and entries[0].start() == 0
+            and entries[0].group("password") is not None
             and entries[-1].end() == len(authority)
             and all(one.end() == two.start() for one, two in zip(entries, entries[1:]))
         ):
-            shown.extend((start + e.start("password"), start + e.end("password")) for e in entries)
+            shown.extend(
+                (start + e.start("password"), start + e.end("password"))
+                for e in entries
+                if e.group("password") is not None
+            )
             if len(entries) > 1:
                 # one password holding ",user:...@host" reads the same: it is secret whole too
                 whole.append((first_password, last_at))
@@ -133,14 +148,30 @@ def mask_url_passwords(text):
     return "\n".join(lines)
 
 
+def _secret_pair(line):
+    """The match of LINE as "name:value" whose name looks secret, or None."""
+    match = NAMED_PAIR.match(line)
+    return match if match and is_secret_name(match.group("name")) else None
+
+
+def mask_pair_values(text):
+    """TEXT with the value of every "secret-name:value" line replaced by the mask."""
+    lines = str(text).split("\n")
+    for number, line in enumerate(lines):
+        match = _secret_pair(line)
+        if match:
+            lines[number] = line[: match.start("value")] + MASK
+    return "\n".join(lines)
+
+
 def masked_value(name, value):
-    """VALUE as it may be shown: masked whole under a secret name, its URL passwords
-    masked otherwise; None stays None."""
+    """VALUE as it may be shown: masked whole under a secret name; otherwise the value of a
+    "secret-name:value" pair and the passwords of its URLs masked; None stays None."""
     if value is None:
         return None
     if is_secret_name(name):
         return MASK
-    return mask_url_passwords(value)
+    return mask_url_passwords(mask_pair_values(value))
 
 
 def secrets_in(value, name=""):
@@ -158,8 +189,12 @@ def secrets_in(value, name=""):
             return
         if is_secret_name(name):
             yield text
-        else:
-            yield from url_passwords(text)
+            return
+        for line in text.splitlines():
+            match = _secret_pair(line)
+            if match:
+                yield match.group("value")
+        yield from url_passwords(text)
 
 
 class SecretMaskingModule(AnsibleModule):

@@ -29,7 +29,11 @@ description:
     commented out, and the password inside any URL - its credentials (a password
     may hold C(@), C(/), C(,) or spaces) and query parameters named like a
     secret - such as C(transport_url = rabbit://user:PASSWORD@host) or
-    C(connection = mysql+pymysql://user:PASSWORD@host/cinder).
+    C(connection = mysql+pymysql://user:PASSWORD@host/cinder), in every form
+    oslo.config and oslo.messaging take (several hosts, with or without
+    credentials each; IPv6 hosts with a zone; percent-encoded names) - and the
+    value of a C(name:value) pair whose name looks secret, such as oslo.cache's
+    C(backend_argument = password:PASSWORD).
   - Used by the R(multiattach.cloud.cinder_multiattach,ansible_collections.multiattach.cloud.cinder_multiattach_role)
     role; it needs no openstacksdk.
 author:

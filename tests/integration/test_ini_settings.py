@@ -137,6 +137,45 @@ def test_passwords_inside_urls_never_show_in_changes_diff_or_vvv(tmp_path):
     assert "N3w-Db-Pw" in conf.read_text() and "Keyst0ne-Pw" in conf.read_text()
 
 
+# Issue 50: three forms that were printed in clear, 12 times each in one run at -vvv --diff
+# and again with --check: later hosts without credentials, and oslo.cache's name:value pairs.
+def test_multi_host_urls_and_backend_arguments_never_show_at_vvv_diff_and_check(tmp_path):
+    conf = tmp_path / "nova.conf"
+    conf.write_text(
+        "[DEFAULT]\ntransport_url = rabbit://nova:Old-Rabbit-Pw@h1,h2/\n"
+        "[cache]\nbackend_argument = password:Old-Cache-Pw\n"
+    )
+    settings = {
+        "DEFAULT": {"transport_url": "rabbit://nova:New-Rabbit-Pw@h1:5672,h2:5672/"},
+        "coordination": {"backend_url": "kazoo://nova:Kazoo-Pw@zk1:2181,zk2:2181"},
+        "cache": {"backend_argument": "password:New-Cache-Pw"},
+    }
+    task = {
+        "name": "set",
+        "multiattach.cloud.ini_settings": {"path": str(conf), "settings": settings},
+    }
+    shown = ""
+    for check in (True, False):
+        log = tmp_path / ("ansible-%s.log" % check)
+        _none, verbose = run_playbook(
+            [task],
+            check=check,
+            diff=True,
+            verbosity=3,
+            extra_env={"ANSIBLE_LOG_PATH": str(log)},
+        )
+        shown += verbose.stdout + verbose.stderr + log.read_text()
+        assert verbose.returncode == 0, shown[-3000:]
+
+    for secret in ("Old-Rabbit-Pw", "New-Rabbit-Pw", "Kazoo-Pw", "Old-Cache-Pw", "New-Cache-Pw"):
+        assert secret not in shown, secret
+    assert "ESTABLISH LOCAL CONNECTION" in shown  # -vvv was on
+    # masked where it stood, not dropped: the diff still shows what changed
+    assert "kazoo://nova:********@zk1:2181,zk2:2181" in shown
+    assert "backend_argument = password:********" in shown
+    assert "New-Cache-Pw" in conf.read_text() and "Kazoo-Pw" in conf.read_text()
+
+
 def test_check_mode_reports_a_mode_change_and_makes_none(tmp_path):
     conf = tmp_path / "cinder.conf"
     conf.write_text(CONF)

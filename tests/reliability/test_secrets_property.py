@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 from harness.ansible_runner import run_ansible_playbook
+from harness.secret_forms import url_forms
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from local_cloud import paths
@@ -90,7 +91,7 @@ def printed_forms(password):
 PASSWORD, QUERY_PASSWORD = "{{ prop_password }}", "{{ prop_query_password }}"
 
 
-def playbook(password, query_password, work):
+def playbook(password, query_password, url_form, work):
     """The playbook file: the passwords in a vars file of their own, the tasks naming them."""
     (work / "secrets.yml").write_text(
         yaml.safe_dump({"prop_password": password, "prop_query_password": query_password})
@@ -102,7 +103,7 @@ def playbook(password, query_password, work):
             "connection": "local",
             "gather_facts": False,
             "vars_files": [str(work / "secrets.yml")],
-            "tasks": tasks(PASSWORD, QUERY_PASSWORD, work),
+            "tasks": tasks(PASSWORD, QUERY_PASSWORD, url_form, work),
         }
     ]
     path = work / "playbook.yml"
@@ -110,7 +111,7 @@ def playbook(password, query_password, work):
     return str(path)
 
 
-def tasks(password, query_password, work):
+def tasks(password, query_password, url_form, work):
     ini = str(work / "service.conf")
     cinder_conf = str(work / "cinder.conf")
     keystone = yaml.safe_load(paths.clouds_yaml().read_text())["clouds"]["local-admin"]["auth"]
@@ -135,6 +136,8 @@ def tasks(password, query_password, work):
                             % query_password,
                         },
                         "keymgr": {"hmac_keys": password, "kek": password, "apikey": password},
+                        "coordination": {"backend_url": url_form.replace("{pw}", password)},
+                        "cache": {"backend_argument": "password:%s" % password},
                         "database": {
                             "connection": "mysql+pymysql://cinder:%s@127.0.0.1/cinder" % password
                         },
@@ -210,7 +213,7 @@ def tasks(password, query_password, work):
     ]
 
 
-def masked_parts(password, query_password):
+def masked_parts(password, query_password, url_form):
     """Every value the modules hand Ansible to mask for these passwords (URL readings included)."""
     url = "rabbit://openstack:%s@127.0.0.1:5672,openstack:%s@127.0.0.2:5672/" % (password, password)
     return set(
@@ -219,6 +222,8 @@ def masked_parts(password, query_password):
                 "transport_url": url,
                 "password": password,
                 "endpoint": "https://h.example/v1?ssl_key_password=%s" % query_password,
+                "backend_url": url_form.replace("{pw}", password),
+                "backend_argument": "password:%s" % password,
             }
         )
     )
@@ -264,12 +269,12 @@ def run_and_read_everything(playbook, work, check):
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 # A query value ends at & # ; by the URL's grammar: no password holds them unencoded there.
-@given(password=passwords(), query_password=passwords(excluded="&#;"))
+@given(password=passwords(), query_password=passwords(excluded="&#;"), url_form=url_forms())
 def test_no_printable_password_shows_anywhere_at_vvv_diff_and_check(
-    tmp_path, password, query_password
+    tmp_path, password, query_password, url_form
 ):
     work = Path(tempfile.mkdtemp(dir=tmp_path))
-    path = playbook(password, query_password, work)
+    path = playbook(password, query_password, url_form, work)
     for check in (False, True):
         existing_files(password, work)
         completed, everything, results = run_and_read_everything(path, work, check)
@@ -304,7 +309,7 @@ def test_no_printable_password_shows_anywhere_at_vvv_diff_and_check(
                 "Unsupported parameters",
                 "is of type",
             )
-            if not any(part in text for part in masked_parts(password, query_password))
+            if not any(part in text for part in masked_parts(password, query_password, url_form))
         ]
         for text in shown:
             assert text in everything, text

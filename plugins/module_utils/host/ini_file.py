@@ -169,7 +169,14 @@ def masked_text(text):
         match = SHOWN_OPTION_LINE.match(line)
         if match and match.group("value") and is_secret_name(match.group("name").strip()):
             line = line[: match.start("value")] + MASK + line[match.end("value") :]
-        else:  # a value or a comment may hold a URL with a real password
+        elif match and match.group("value"):
+            # a value may be a "secret-name:value" pair or hold a URL with a real password
+            line = (
+                line[: match.start("value")]
+                + masked_value("", match.group("value"))
+                + line[match.end("value") :]
+            )
+        else:  # a comment may hold a URL with a real password
             line = mask_url_passwords(line)
         masked.append(line)
     return "\n".join(masked) + ("\n" if masked else "")

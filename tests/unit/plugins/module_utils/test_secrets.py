@@ -1,6 +1,7 @@
 """One rule for what is secret, for every module: secret-looking names and URL passwords."""
 
 import pytest
+from harness.secret_forms import url_forms
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -181,3 +182,69 @@ def test_a_printable_password_in_a_secret_query_parameter_never_shows(password, 
     url = "https://h.example/v1?user=me&%s=%s" % (name, password)
     assert password not in mask_url_passwords(url)
     assert password in secrets_in({"endpoint": url})
+
+
+# Issue 50: URL forms oslo.config and oslo.messaging accept that were printed in clear: later
+# hosts without credentials, an IPv6 host with a zone, percent-encoded names.
+@pytest.mark.parametrize(
+    "text,shown",
+    [
+        ("rabbit://u:PW@h1,h2/", "rabbit://u:%s@h1,h2/" % MASK),
+        ("rabbit://u:PW@h1:5672,h2:5672/vh", "rabbit://u:%s@h1:5672,h2:5672/vh" % MASK),
+        ("kazoo://u:PW@zk1:2181,zk2:2181", "kazoo://u:%s@zk1:2181,zk2:2181" % MASK),
+        ("kazoo://u:PW@zk1:2181,zk2:2181/path", "kazoo://u:%s@zk1:2181,zk2:2181/path" % MASK),
+        (
+            "rabbit://a:p1@h1,b:p2@h2,h3:5672/",
+            "rabbit://a:%s@h1,b:%s@h2,h3:5672/" % (MASK, MASK),
+        ),
+        ("rabbit://u:PW@[fe80::1%eth0]:5672/", "rabbit://u:%s@[fe80::1%%eth0]:5672/" % MASK),
+        ("rabbit://u:PW@[fe80::1%25eth0]:5672/", "rabbit://u:%s@[fe80::1%%25eth0]:5672/" % MASK),
+        ("rabbit://u:PW@[::1],[::2]:5672/", "rabbit://u:%s@[::1],[::2]:5672/" % MASK),
+        ("mysql://ci%40nder:PW@db/x", "mysql://ci%%40nder:%s@db/x" % MASK),
+        (
+            "mysql://ci%40nder:P%40W@h%2Dx.example/x",
+            "mysql://ci%%40nder:%s@h%%2Dx.example/x" % MASK,
+        ),
+        ("amqp://u:PW@rabbit~1.example/", "amqp://u:%s@rabbit~1.example/" % MASK),
+    ],
+)
+def test_url_passwords_of_every_oslo_form_are_masked(text, shown):
+    assert mask_url_passwords(text) == shown
+    # what was masked is also what Ansible is given to mask everywhere
+    before, after = shown.split(MASK, 1)[0], shown.rsplit(MASK, 1)[-1]
+    masked_first = text[len(before) :].split("@", 1)[0]
+    assert masked_first in url_passwords(text)
+    assert text.endswith(after)
+
+
+# oslo.cache's backend_argument: "name:value" pairs, a secret-looking name's value secret.
+@pytest.mark.parametrize(
+    "value,shown,secret",
+    [
+        ("password:X1y2", "password:%s" % MASK, "X1y2"),
+        ("password: X1y2", "password: %s" % MASK, "X1y2"),
+        ("sentinel_password:a:b", "sentinel_password:%s" % MASK, "a:b"),
+        ("url:redis://u:RPW@h:6379", "url:redis://u:%s@h:6379" % MASK, "RPW"),
+        ("db:0", "db:0", None),
+        ("distributed_lock:true", "distributed_lock:true", None),
+    ],
+)
+def test_a_backend_argument_pair_with_a_secret_name_is_masked(value, shown, secret):
+    assert masked_value("backend_argument", value) == shown
+    found = list(secrets_in({"backend_argument": value}))
+    assert (secret in found) if secret else found == []
+    assert list(secrets_in({"backend_argument": [value, "db:1"]})) == found
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(password=PRINTABLE_PASSWORDS, form=url_forms())
+def test_a_printable_password_in_any_oslo_url_form_never_shows(password, form):
+    """As Ansible shows a module's arguments (the raw URL) and its result (the masked value):
+    each with every value secrets_in hands Ansible replaced."""
+    url = form.replace("{pw}", password)
+    assume(url.count(password) == form.count("{pw}"))
+    secrets = sorted(secrets_in({"backend_url": url}), key=len, reverse=True)
+    for text in (url, masked_value("backend_url", url)):
+        for secret in secrets:
+            text = text.replace(secret, MASK)
+        assert password not in text
