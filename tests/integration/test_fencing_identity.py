@@ -91,6 +91,32 @@ def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_use
     assert not logs_in(admin_cloud, fence_user, args["password"])
 
 
+def test_an_inherited_and_a_system_role_are_taken_from_it(admin_cloud, fence_user):
+    """Issue 50: an inherited assignment crashed the module; a system role was taken as a
+    domain role of domain None."""
+    args = {
+        "cloud": "local-admin",
+        "name": fence_user,
+        "password": "pw-" + uuid.uuid4().hex,
+        "project": PROJECT,
+    }
+    assert not run_module(MODULE, args).get("failed")
+    identity = admin_cloud.identity
+    user = identity.find_user(fence_user, ignore_missing=False)
+    reader = identity.find_role("reader", ignore_missing=False)
+    domain = identity.find_domain("Default", ignore_missing=False)
+    identity.assign_domain_role_to_user(domain, user, reader, inherited=True)
+    identity.assign_system_role_to_user(user, reader, "all")
+    assert len(roles_of(admin_cloud, fence_user)) == 3
+
+    again = run_module(MODULE, args, diff=True)
+
+    assert again["changed"] is True and not again.get("failed"), again.get("msg")
+    member = identity.find_role("member", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", member.id)]
+    assert run_module(MODULE, args)["changed"] is False
+
+
 def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fence_user):
     args = {
         "cloud": "local-admin",

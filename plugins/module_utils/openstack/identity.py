@@ -46,13 +46,30 @@ def password_works(conn, user, project, password):
     return True
 
 
+# Keystone marks an assignment inherited to the projects below its domain or project so.
+INHERITED = "OS-INHERIT:inherited_to"
+INHERITED_KIND = " (inherited)"
+
+
 def assignments_of(conn, user):
-    """The user's role assignments as (scope kind, scope ID, role ID)."""
+    """The user's role assignments as [scope kind, scope ID, role ID]: kind project, domain
+    or system (scope ID "all"), with INHERITED_KIND appended for one inherited below it."""
     found = []
     for assignment in conn.identity.role_assignments(user_id=user.id):
-        for kind, scope in (assignment.scope or {}).items():
-            found.append([kind, scope.get("id"), (assignment.role or {}).get("id")])
+        scope = assignment.scope or {}
+        role_id = (assignment.role or {}).get("id")
+        suffix = INHERITED_KIND if INHERITED in scope else ""
+        for kind, target in scope.items():
+            if kind == INHERITED:
+                continue
+            scope_id = "all" if kind == "system" else (target or {}).get("id")
+            found.append([kind + suffix, scope_id, role_id])
     return sorted(found)
+
+
+def _deleted(response):
+    if response.status_code != 404:
+        sdk_exceptions.raise_from_response(response)
 
 
 class FencingIdentityChange(Change):
@@ -159,10 +176,20 @@ class FencingIdentityChange(Change):
         return user.id
 
     def unassign(self, user, kind, scope_id, role_id):
-        if kind == "project":
-            self.conn.identity.unassign_project_role_from_user(scope_id, user, role_id)
+        identity = self.conn.identity
+        if kind.endswith(INHERITED_KIND):
+            _deleted(
+                identity.delete(
+                    "/OS-INHERIT/%ss/%s/users/%s/roles/%s/inherited_to_projects"
+                    % (kind[: -len(INHERITED_KIND)], scope_id, user.id, role_id)
+                )
+            )
+        elif kind == "system":
+            _deleted(identity.delete("/system/users/%s/roles/%s" % (user.id, role_id)))
+        elif kind == "project":
+            identity.unassign_project_role_from_user(scope_id, user, role_id)
         else:
-            self.conn.identity.unassign_domain_role_from_user(scope_id, user, role_id)
+            identity.unassign_domain_role_from_user(scope_id, user, role_id)
 
     def plan_absent(self, user):
         steps = [Step("delete user %s" % self.name, lambda: self.delete(user))] if user else []

@@ -306,6 +306,57 @@ def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
     assert conn.identity.calls == []
 
 
+# Issue 50: an inherited assignment crashed the plan; a system role was taken as a domain
+# role of domain None.
+@pytest.mark.parametrize(
+    "scope, says, path",
+    [
+        (
+            {"domain": {"id": "d1"}, "OS-INHERIT:inherited_to": "projects"},
+            "take role admin on domain (inherited) d1",
+            "/OS-INHERIT/domains/d1/users/u1/roles/admin/inherited_to_projects",
+        ),
+        (
+            {"project": {"id": "p9"}, "OS-INHERIT:inherited_to": "projects"},
+            "take role admin on project (inherited) p9",
+            "/OS-INHERIT/projects/p9/users/u1/roles/admin/inherited_to_projects",
+        ),
+        (
+            {"system": {"all": True}},
+            "take role admin on system all",
+            "/system/users/u1/roles/admin",
+        ),
+    ],
+)
+def test_an_inherited_or_system_role_of_the_fencing_user_is_taken_where_it_is(
+    monkeypatch, scope, says, path
+):
+    deleted = []
+    conn, _works = fencing_cloud(SimpleNamespace(id="u1", default_project_id="p1"))
+    conn.identity.reads["role_assignments"] = [
+        SimpleNamespace(scope={"project": {"id": "p1"}}, role={"id": "r1"}),
+        SimpleNamespace(scope=scope, role={"id": "admin"}),
+    ]
+    conn.identity.reads["delete"] = lambda url: (
+        deleted.append(url) or SimpleNamespace(status_code=204)
+    )
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    change = FencingIdentityChange(
+        conn,
+        name="fence",
+        password="pw",
+        project="demo",
+        domain="Default",
+        role="member",
+        state="present",
+    )
+    plan = change.plan(change.read())
+    assert plan.says() == [says]
+    plan.steps[0].do()
+    assert deleted == [path]
+    assert conn.identity.calls == []
+
+
 def test_volume_info_reads_one_volume_with_its_holders_and_warns_of_one_host():
     held = a_volume(
         status="in-use",
