@@ -9,6 +9,9 @@ the fencing configuration and OCFS2's slot map know a node by it. So an ID comes
 stack configuration the nodes already hold (and from the running o2cb cluster); only a node
 that no record knows gets a new one, after the highest ever given (the files record it: a
 running dlm_controld keeps what it read for an ID, so a departed node's ID is never reused).
+OCFS2's numbers end at 254: once they are used up, a new node takes the lowest number that no
+member's configuration and no running o2cb cluster knows (o2cb has no daemon that remembers a
+departed node, and a node is dropped only once no slot map holds it).
 The inventory's order never decides an ID, except for the very first members of a new cluster.
 
 A node the configuration drops must not have the filesystem mounted anywhere the cluster can
@@ -109,9 +112,18 @@ def node_ids(reads, records, highest, members, pins, filesystem):
     used = set(recorded.values()) | set(planned.values()) | highest
     next_id = max(used) + 1 if used else FIRST_ID[filesystem]
     for host in members:
-        if names[host] not in planned:
-            planned[names[host]] = next_id
-            next_id += 1
+        if names[host] in planned:
+            continue
+        if next_id > MAX_ID[filesystem] and filesystem == "ocfs2":
+            known = set(recorded.values()) | set(planned.values())
+            free = [
+                n for n in range(FIRST_ID[filesystem], MAX_ID[filesystem] + 1) if n not in known
+            ]
+            if free:
+                planned[names[host]] = free[0]
+                continue
+        planned[names[host]] = next_id
+        next_id += 1
     by_id = {}
     for name, number in planned.items():
         by_id.setdefault(number, []).append(name)

@@ -55,6 +55,28 @@ def test_a_departed_nodes_id_is_never_given_again():
     assert plan["ids"]["new"] == 6 and plan["highest"] == 6
 
 
+def test_ocfs2_numbers_used_up_give_a_new_node_the_lowest_one_nobody_knows():
+    """Issue 50: IDs never reused stopped OCFS2 at 254 departed nodes."""
+    record = {"node-1": 7, "node-2": 254}
+    reads = {name: dict(read(name, record), highest_node_id=254) for name in record}
+    reads["new"] = read("new")
+    reads["node-1"]["o2cb_nodes"] = {"node-1": 7, "node-2": 254, "leaving": 0}
+    plan = cluster_plan(reads, ["node-1", "node-2", "new"], {}, "ocfs2")
+    assert plan["ids"]["new"] == 1  # 0 is still in node-1's running cluster
+    assert plan["highest"] == 254
+    # GFS2 never reuses one: its IDs do not run out
+    gfs2 = cluster_plan(reads, ["node-1", "node-2", "new"], {}, "gfs2")
+    assert gfs2["ids"]["new"] == 255
+
+
+def test_ocfs2_with_every_number_known_refuses_a_new_node():
+    record = {"node-%d" % n: n for n in range(255)}
+    reads = {name: dict(read(name, record), highest_node_id=254) for name in list(record)[:2]}
+    reads["new"] = read("new")
+    with pytest.raises(ClusterPlanError, match="OCFS2 node IDs end at 254; the plan needs 255"):
+        cluster_plan(reads, ["node-0", "node-1", "new"], {}, "ocfs2")
+
+
 def test_the_running_o2cb_cluster_is_a_record_too():
     reads = {"x": read("x", o2cb={"x": 5, "y": 2}), "y": read("y", o2cb={"x": 5, "y": 2})}
     assert cluster_plan(reads, ["y", "x"], {}, "ocfs2")["ids"] == {"x": 5, "y": 2}
