@@ -10,22 +10,16 @@ module: fencing_identity
 short_description: The Keystone user a cluster's nodes fence each other's servers with
 version_added: 0.1.0
 description:
-  - Makes (or removes) one Keystone user for one cluster, with one role (default
-    C(multiattach_fencer)) on the project that holds the cluster's servers and no other role
-    anywhere - an assignment it finds besides that one is taken away, inherited and system-scope
-    ones included. The cluster filesystem's fence agent (C(fence_openstack)) logs in as this user
-    to read a lost node's server and stop, start or reboot it through Nova.
-  - O(role) is a role of its own, made when Keystone has none of that name. Nova's policy gives it
-    what a fence calls and nothing else (role
-    R(multiattach.cloud.nova_fencing_policy,ansible_collections.multiattach.cloud.nova_fencing_policy_role)
-    on the Nova API hosts); Nova's, Cinder's and Glance's default rules give it nothing. Keystone's
-    default roles (C(admin), C(manager), C(member), C(reader), C(service)) and a role that implies
-    another are refused - a user holding one could delete, rebuild or snapshot the project's
-    servers and delete or transfer its volumes.
+  - Makes (or removes) one Keystone user for one cluster, with one role (default C(member)) on the
+    project that holds the cluster's servers and no other role anywhere - an assignment it finds
+    besides that one is taken away. The cluster filesystem's fence agent (C(fence_openstack)) logs
+    in as this user to read a lost node's server and stop or hard-reboot it through Nova.
+  - Within Keystone's default roles, C(member) is the least that may stop or reboot a project's
+    servers (Nova's C(os_compute_api:servers:stop) and C(os_compute_api:servers:reboot)); a cloud
+    whose Nova policy grants those to a narrower role names it in O(role).
   - The password is checked by authenticating with it; a run with the same password changes
     nothing. It is never returned, logged or shown in a diff.
-  - Needs credentials that may manage users, roles and role assignments in O(domain) (Keystone's
-    admin).
+  - Needs credentials that may manage users and role assignments in O(domain) (Keystone's admin).
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
@@ -51,11 +45,9 @@ options:
     type: str
     default: Default
   role:
-    description:
-      - The one role the user has, on O(project); made when missing. Not one of Keystone's default
-        roles, and not one that implies another.
+    description: The one role the user has, on O(project).
     type: str
-    default: multiattach_fencer
+    default: member
   state:
     description: Whether the user exists.
     type: str
@@ -79,7 +71,7 @@ identity:
   returned: always
   type: dict
   sample: {"user_id": "4f0c9c2e8b5b4c4c9f4b1d7c2a7e9f10", "name": "multiattach-fence-db", "domain_id": "default",
-           "project_id": "8d1e5c3b2a7f4e0c9b6a5d4c3b2a1f0e", "project_name": "db-servers", "role": "multiattach_fencer"}
+           "project_id": "8d1e5c3b2a7f4e0c9b6a5d4c3b2a1f0e", "project_name": "db-servers", "role": "member"}
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import (
@@ -96,7 +88,7 @@ class FencingIdentityModule(OpenStackModule):
         password=dict(type="str", no_log=True),
         project=dict(type="str"),
         domain=dict(type="str", default="Default"),
-        role=dict(type="str", default="multiattach_fencer"),
+        role=dict(type="str", default="member"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     module_kwargs = dict(required_if=[("state", "present", ("password", "project"))])

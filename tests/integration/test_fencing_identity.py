@@ -1,6 +1,5 @@
 """multiattach.cloud.fencing_identity against the local cloud's Keystone: one user per cluster,
-one role of its own (multiattach_fencer) on the servers' project, nothing else, the password
-checked by logging in with it; Keystone's default roles refused."""
+one role on the servers' project, nothing else, the password checked by logging in with it."""
 
 import uuid
 
@@ -62,8 +61,8 @@ def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
 
     assert first["changed"] is True and not first.get("failed"), first.get("msg")
     assert second["changed"] is False, second
-    fencer = admin_cloud.identity.find_role("multiattach_fencer", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)]
+    member = admin_cloud.identity.find_role("member", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", member.id)]
     assert logs_in(admin_cloud, fence_user, password)
     assert password not in str(first) + str(second)
 
@@ -85,8 +84,8 @@ def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_use
     again = run_module(MODULE, dict(args, password="second-" + uuid.uuid4().hex), diff=True)
 
     assert again["changed"] is True, again
-    fencer = admin_cloud.identity.find_role("multiattach_fencer", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)], (
+    member = admin_cloud.identity.find_role("member", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", member.id)], (
         "the admin role is taken away"
     )
     assert not logs_in(admin_cloud, fence_user, args["password"])
@@ -113,8 +112,8 @@ def test_an_inherited_and_a_system_role_are_taken_from_it(admin_cloud, fence_use
     again = run_module(MODULE, args, diff=True)
 
     assert again["changed"] is True and not again.get("failed"), again.get("msg")
-    fencer = identity.find_role("multiattach_fencer", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)]
+    member = identity.find_role("member", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", member.id)]
     assert run_module(MODULE, args)["changed"] is False
 
 
@@ -139,20 +138,3 @@ def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fe
     assert missing.get("failed") and "project 'no-such-project' does not exist" in missing["msg"]
     assert no_password.get("failed") and "password" in no_password["msg"]
     assert "Traceback" not in missing["msg"] + no_password["msg"]
-
-
-@pytest.mark.parametrize("role", ["member", "admin"])
-def test_a_default_role_is_refused_and_no_user_made(admin_cloud, fence_user, role):
-    args = {
-        "cloud": "local-admin",
-        "name": fence_user,
-        "password": "pw-" + uuid.uuid4().hex,
-        "project": PROJECT,
-        "role": role,
-    }
-
-    refused = run_module(MODULE, args)
-
-    assert refused.get("failed") and "one of Keystone's default roles" in refused["msg"]
-    assert "multiattach_fencer" in refused["msg"]
-    assert admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None

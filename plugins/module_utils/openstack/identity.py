@@ -4,12 +4,9 @@
 """The Keystone identity a cluster's nodes fence each other with (module fencing_identity).
 
 One user per cluster, with one role on the project that holds the cluster's servers and no
-other role anywhere. That role is one of its own (multiattach_fencer by default, made here when
-missing), never one of Keystone's default roles nor one that implies another: Nova's policy
-gives it what the fence agent needs (read a server, stop, start or reboot it, read a deleted
-server's actions: role nova_fencing_policy), and Nova's, Cinder's and Glance's defaults give it
-nothing else. Its password is checked by authenticating with it, so a run with the same password
-changes nothing and is never shown.
+other role anywhere: what the fence agent needs (read a server, stop or hard-reboot it) and,
+within Keystone's roles, nothing more. Its password is checked by authenticating with it, so
+a run with the same password changes nothing and is never shown.
 """
 
 from __future__ import annotations
@@ -22,9 +19,6 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk im
     ksa_session,
     sdk_exceptions,
 )
-
-# Keystone's default roles: each holds a fence's rights already, and far more.
-DEFAULT_ROLES = ("admin", "manager", "member", "reader", "service")
 
 
 def _found(finder, what, name, **query):
@@ -57,40 +51,6 @@ INHERITED = "OS-INHERIT:inherited_to"
 INHERITED_KIND = " (inherited)"
 
 
-def implied_by(conn, role):
-    """The names of the roles ROLE implies (Keystone's implied roles)."""
-    response = conn.identity.get("/roles/%s/implies" % role.id)
-    if response.status_code == 404:
-        return []
-    if response.status_code != 200:
-        sdk_exceptions.raise_from_response(response)
-    implies = (response.json().get("role_inference") or {}).get("implies") or []
-    return sorted(implied.get("name") or implied.get("id") for implied in implies)
-
-
-def fencing_role(conn, name):
-    """The role NAME, or None when Keystone has none yet; refused when it is a default role or
-    implies another."""
-    if name.lower() in DEFAULT_ROLES:
-        raise ModuleFailure(
-            "role %r is one of Keystone's default roles, which may do far more than fence (delete, "
-            "rebuild or snapshot servers, delete or transfer volumes): give a role of its own "
-            "(default multiattach_fencer), which Nova's policy lets read, stop, start and reboot "
-            "the project's servers and nothing else (role multiattach.cloud.nova_fencing_policy)"
-            % name
-        )
-    role = conn.identity.find_role(name, ignore_missing=True)
-    if role is not None:
-        implied = implied_by(conn, role)
-        if implied:
-            raise ModuleFailure(
-                "role %r implies %s in Keystone: a fencing user holding it holds those too. Give a "
-                "role that implies nothing (default multiattach_fencer)"
-                % (name, ", ".join(implied))
-            )
-    return role
-
-
 def assignments_of(conn, user):
     """The user's role assignments as [scope kind, scope ID, role ID]: kind project, domain
     or system (scope ID "all"), with INHERITED_KIND appended for one inherited below it."""
@@ -110,19 +70,6 @@ def assignments_of(conn, user):
 def _deleted(response):
     if response.status_code != 404:
         sdk_exceptions.raise_from_response(response)
-
-
-class _NewRole:
-    """A role this run makes: its ID once made."""
-
-    def __init__(self, name):
-        self.name = name
-        self.id = None
-
-    def create(self, identity):
-        self.id = identity.create_role(
-            name=self.name, description="multiattach.cloud: fences a cluster's servers"
-        ).id
 
 
 class FencingIdentityChange(Change):
@@ -148,13 +95,8 @@ class FencingIdentityChange(Change):
             return self.plan_absent(user)
         identity = self.conn.identity
         project = _found(identity.find_project, "project", self.project, domain_id=domain.id)
-        role = fencing_role(self.conn, self.role)
-        steps = []
-        if role is None:
-            # made in the run, before the user that gets it; its ID is known only then
-            role = _NewRole(self.role)
-            steps.append(Step("create role %s" % self.role, lambda: role.create(identity)))
-        wanted = [["project", project.id, role.id or role.name]]
+        role = _found(identity.find_role, "role", self.role)
+        wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
         password_differs = user is not None and not password_works(
             self.conn, user, project, self.password
@@ -167,6 +109,7 @@ class FencingIdentityChange(Change):
             project_name=project.name,
             role=role.name,
         )
+        steps = []
         if user is None:
             steps.append(
                 Step(
@@ -197,9 +140,9 @@ class FencingIdentityChange(Change):
         if user is not None:
             steps += [
                 Step(
-                    "give role %s on project %s" % (role.name, scope_id),
-                    lambda scope_id=scope_id: identity.assign_project_role_to_user(
-                        scope_id, user, role.id
+                    "give role %s on project %s" % (role_id, scope_id),
+                    lambda scope_id=scope_id, role_id=role_id: identity.assign_project_role_to_user(
+                        scope_id, user, role_id
                     ),
                 )
                 for unused, scope_id, role_id in wanted

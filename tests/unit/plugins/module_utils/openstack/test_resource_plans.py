@@ -249,18 +249,14 @@ def test_a_volume_type_always_carries_multiattach_and_plans_each_spec_it_sets():
         type_change(conn, extra_specs={"multiattach": "False"}).plan(existing)
 
 
-FENCER = SimpleNamespace(id="r1", name="multiattach_fencer")
-
-
-def fencing_cloud(user=None, works=True, assignments=(), role=FENCER):
+def fencing_cloud(user=None, works=True, assignments=()):
     project = SimpleNamespace(id="p1", name="demo")
     conn = SimpleNamespace(
         identity=Recorder(
             find_domain=SimpleNamespace(id="d1"),
             find_user=user,
             find_project=project,
-            find_role=role,
-            get=lambda url: SimpleNamespace(status_code=404),
+            find_role=SimpleNamespace(id="r1", name="member"),
             role_assignments=[
                 SimpleNamespace(scope={kind: {"id": scope}}, role={"id": role})
                 for kind, scope, role in assignments
@@ -301,59 +297,13 @@ def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
         password="pw",
         project="demo",
         domain="Default",
-        role="multiattach_fencer",
+        role="member",
         state="present",
     )
     plan = change.plan(change.read())
     assert plan.says() == says
     assert "pw" not in str(plan.before) + str(plan.after) + str(plan.result)
     assert conn.identity.calls == []
-
-
-def fencing_change(conn, role="multiattach_fencer"):
-    return FencingIdentityChange(
-        conn,
-        name="fence",
-        password="pw",
-        project="demo",
-        domain="Default",
-        role=role,
-        state="present",
-    )
-
-
-@pytest.mark.parametrize("role", ["member", "admin", "Reader", "manager", "service"])
-def test_a_default_role_for_the_fencing_user_is_refused(role):
-    conn, _works = fencing_cloud()
-    with pytest.raises(ModuleFailure, match="one of Keystone's default roles"):
-        fencing_change(conn, role).plan(fencing_change(conn, role).read())
-
-
-def test_a_role_that_implies_another_is_refused_naming_it():
-    conn, _works = fencing_cloud()
-    conn.identity.reads["get"] = lambda url: SimpleNamespace(
-        status_code=200,
-        json=lambda: {"role_inference": {"implies": [{"id": "m1", "name": "member"}]}},
-    )
-    change = fencing_change(conn)
-    with pytest.raises(ModuleFailure, match="'multiattach_fencer' implies member"):
-        change.plan(change.read())
-
-
-def test_a_missing_fencing_role_is_made_before_the_user(monkeypatch):
-    made = []
-    conn, _works = fencing_cloud(role=None)
-    conn.identity.reads["create_role"] = lambda **role: (
-        made.append(role) or SimpleNamespace(id="new-role", name=role["name"])
-    )
-    change = fencing_change(conn)
-    plan = change.plan(change.read())
-    assert plan.says() == [
-        "create role multiattach_fencer",
-        "create user fence with its project role",
-    ]
-    plan.steps[0].do()
-    assert made[0]["name"] == "multiattach_fencer"
 
 
 # Issue 50: an inherited assignment crashed the plan; a system role was taken as a domain
@@ -397,7 +347,7 @@ def test_an_inherited_or_system_role_of_the_fencing_user_is_taken_where_it_is(
         password="pw",
         project="demo",
         domain="Default",
-        role="multiattach_fencer",
+        role="member",
         state="present",
     )
     plan = change.plan(change.read())
