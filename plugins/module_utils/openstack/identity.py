@@ -67,7 +67,8 @@ def assignments_of(conn, user):
     return sorted(found)
 
 
-def _deleted(response):
+def _raise_unless_removed(response):
+    """Raise Keystone's error for a DELETE that neither removed the assignment nor found it gone."""
     if response.status_code != 404:
         sdk_exceptions.raise_from_response(response)
 
@@ -178,14 +179,14 @@ class FencingIdentityChange(Change):
     def unassign(self, user, kind, scope_id, role_id):
         identity = self.conn.identity
         if kind.endswith(INHERITED_KIND):
-            _deleted(
+            _raise_unless_removed(
                 identity.delete(
                     "/OS-INHERIT/%ss/%s/users/%s/roles/%s/inherited_to_projects"
                     % (kind[: -len(INHERITED_KIND)], scope_id, user.id, role_id)
                 )
             )
         elif kind == "system":
-            _deleted(identity.delete("/system/users/%s/roles/%s" % (user.id, role_id)))
+            _raise_unless_removed(identity.delete("/system/users/%s/roles/%s" % (user.id, role_id)))
         elif kind == "project":
             identity.unassign_project_role_from_user(scope_id, user, role_id)
         else:

@@ -266,6 +266,18 @@ def fencing_cloud(user=None, works=True, assignments=()):
     return conn, works
 
 
+def fencing_change(conn):
+    return FencingIdentityChange(
+        conn,
+        name="fence",
+        password="pw",
+        project="demo",
+        domain="Default",
+        role="member",
+        state="present",
+    )
+
+
 @pytest.mark.parametrize(
     "user, works, assignments, says",
     [
@@ -291,15 +303,7 @@ def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
     account = SimpleNamespace(id="u1", default_project_id="p1") if user else None
     conn, works = fencing_cloud(account, works, assignments)
     monkeypatch.setattr(identity, "password_works", lambda *args: works)
-    change = FencingIdentityChange(
-        conn,
-        name="fence",
-        password="pw",
-        project="demo",
-        domain="Default",
-        role="member",
-        state="present",
-    )
+    change = fencing_change(conn)
     plan = change.plan(change.read())
     assert plan.says() == says
     assert "pw" not in str(plan.before) + str(plan.after) + str(plan.result)
@@ -341,15 +345,7 @@ def test_an_inherited_or_system_role_of_the_fencing_user_is_taken_where_it_is(
         deleted.append(url) or SimpleNamespace(status_code=204)
     )
     monkeypatch.setattr(identity, "password_works", lambda *args: True)
-    change = FencingIdentityChange(
-        conn,
-        name="fence",
-        password="pw",
-        project="demo",
-        domain="Default",
-        role="member",
-        state="present",
-    )
+    change = fencing_change(conn)
     plan = change.plan(change.read())
     assert plan.says() == [says]
     plan.steps[0].do()
