@@ -122,7 +122,7 @@ server_state:
       server), C(power_state) the hypervisor's (V(running), V(shutdown), V(crashed), ...;
       V(deleted)), C(task_state) the task Nova runs on it (null for none). C(powered_off) is
       true when its guest runs nothing and Nova starts nothing (shut down or crashed, not in
-      ERROR, no task; or deleted), C(deleted) when Nova deleted it (see O(server)).
+      ERROR, no task; shelved and offloaded; or deleted), C(deleted) when Nova deleted it (see O(server)).
   returned: always
   type: dict
   sample: {"status": "SHUTOFF", "power_state": "shutdown", "task_state": null, "powered_off": true, "deleted": false}
@@ -142,7 +142,7 @@ server_state:
     powered_off:
       description:
       - Whether its guest runs nothing and Nova starts nothing (shut down or crashed, not in
-        ERROR, no task; or deleted).
+        ERROR, no task; shelved and offloaded; or deleted).
       type: bool
       returned: always
     deleted:

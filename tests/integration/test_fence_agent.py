@@ -1,7 +1,7 @@
 """clustered_fs's fence device asks the real Nova whether a server was deleted in the fencing
 user's own project (roles/clustered_fs/files/multiattach-fence-openstack): a deleted server of
 that project counts as fenced; a live one, a UUID that never was, and another project's deleted
-server do not."""
+server do not, even to an admin's credentials, which can read it."""
 
 import uuid
 
@@ -38,3 +38,7 @@ def test_only_a_server_deleted_in_the_fencing_users_project_counts_as_fenced(ser
     assert agent.deleted_in_this_project(nova, servers["live"]) is False
     assert agent.deleted_in_this_project(nova, servers["foreign"]) is False
     assert agent.deleted_in_this_project(nova, str(uuid.uuid4())) is False
+    # An admin's credentials read every project's deleted servers: only its own project's count.
+    admin_nova = agent.compute_adapter("local-admin", clouds=str(paths.clouds_yaml()))
+    assert agent.deleted_in_this_project(admin_nova, servers["foreign"]) is True
+    assert agent.deleted_in_this_project(admin_nova, servers["gone"]) is False

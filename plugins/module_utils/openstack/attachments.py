@@ -292,8 +292,9 @@ class ServerVolumeChange(AttachmentChange):
             raise ModuleFailure(
                 "server %s is not one Nova shows these credentials%s, and Nova shows no delete of "
                 "it in this project that its compute host carried out: it may be another "
-                "project's server, or one deleted while its compute host was down (its guest may "
-                "still run there). Nothing was changed. Once an admin has made sure that no guest "
+                "project's server, one deleted while its compute host was down (its guest may "
+                "still run there), or one evacuated before its delete (its old host may still "
+                "run it). Nothing was changed. Once an admin has made sure that no guest "
                 "of that server runs, they remove Cinder's attachment record themselves "
                 "(openstack volume attachment delete, volume API 3.27)"
                 % (

@@ -23,7 +23,12 @@ POWER_STATES = {
 }
 # A guest in these runs nothing: it cannot write to a disk.
 POWERED_OFF = ("shutdown", "crashed")
+# Shelved and offloaded: no host holds a guest of it (its power state is then "nostate").
+OFFLOADED = ("SHELVED_OFFLOADED",)
 TERMINATED = "compute_terminate_instance"
+# A server rebuilt on another host while its own was out of reach: the terminate that follows
+# is the new host's.
+MOVED_AWAY = ("evacuate",)
 # Listing servers changed since then shows the deleted ones too (Nova keeps their records
 # until an admin archives them).
 EVER = "1970-01-01T00:00:00Z"
@@ -69,7 +74,8 @@ class ServerIndex:
         (a start under way) nor holding it in ERROR (whose detach Nova refuses)."""
         server = next(server for server in self.servers if server.id == server_id)
         power = POWER_STATES.get(server.power_state, "unknown")
-        powered_off = power in POWERED_OFF and server.status != "ERROR" and not server.task_state
+        off = power in POWERED_OFF or server.status in OFFLOADED
+        powered_off = off and server.status != "ERROR" and not server.task_state
         return dict(
             status=server.status,
             power_state=power,
@@ -101,9 +107,11 @@ def deleted_names(conn, server_ids=None, all_projects=False):
 
 def terminated_here(conn, server_id):
     """Whether Nova answers 404 for SERVER_ID and its instance actions show that this project
-    deleted it and its compute host terminated it. A server of another project, an ID that never
-    was, or one deleted while its compute host was down (a local delete, whose guest may still
-    run on that host) shows no such thing."""
+    created and deleted it, that it was never evacuated, and that its compute host terminated
+    it. A server of another project (even one an admin's credentials can read), an ID that
+    never was, one deleted while its compute host was down (a local delete, whose guest may
+    still run on that host) or one evacuated (the terminate is the new host's; the old one may
+    still run it) shows no such thing."""
     shown = conn.compute.get("/servers/%s" % server_id)
     if shown.status_code != 404:
         return False
@@ -112,7 +120,13 @@ def terminated_here(conn, server_id):
     )
     if actions.status_code != 200:
         return False
-    for action in actions.json().get("instanceActions", []):
+    listed = actions.json().get("instanceActions", [])
+    project = conn.current_project_id
+    if not any(a.get("action") == "create" and a.get("project_id") == project for a in listed):
+        return False
+    if any(a.get("action") in MOVED_AWAY for a in listed):
+        return False
+    for action in listed:
         if action.get("action") != "delete":
             continue
         detail = conn.compute.get(

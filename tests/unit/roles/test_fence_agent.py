@@ -33,8 +33,12 @@ class Nova:
     """A compute adapter: SERVER answers the server's GET, ACTIONS its os-instance-actions,
     DETAIL each action's events."""
 
-    def __init__(self, server, actions, detail=TERMINATED):
+    def __init__(self, server, actions, detail=TERMINATED, project="p-ours"):
         self.server, self.actions, self.detail, self.asked = server, actions, detail, []
+        self.project = project
+
+    def get_project_id(self):
+        return self.project
 
     def get(self, url, raise_exc, headers=None):
         self.asked.append((url, headers))
@@ -57,8 +61,8 @@ DELETED = Response(
     200,
     {
         "instanceActions": [
-            {"action": "create", "request_id": "req-1"},
-            {"action": "delete", "request_id": "req-2"},
+            {"action": "create", "request_id": "req-1", "project_id": "p-ours"},
+            {"action": "delete", "request_id": "req-2", "project_id": "p-ours"},
         ]
     },
 )
@@ -101,6 +105,33 @@ def test_a_server_this_project_deleted_counts_as_fenced(capsys):
         (Response(404), Response(404)),  # never a server of this project (or another's)
         (Response(404), Response(200, {"instanceActions": [{"action": "create"}]})),
         (Response(200), DELETED),  # Nova still knows it: the agent's failure stands
+        # An admin's credentials read another project's deleted server: nothing of this project.
+        (
+            Response(404),
+            Response(
+                200,
+                {
+                    "instanceActions": [
+                        {"action": "create", "request_id": "req-1", "project_id": "p-theirs"},
+                        {"action": "delete", "request_id": "req-2", "project_id": "p-ours"},
+                    ]
+                },
+            ),
+        ),
+        # Evacuated, then deleted: the terminate is the new host's; the old may still run it.
+        (
+            Response(404),
+            Response(
+                200,
+                {
+                    "instanceActions": [
+                        DELETED.body["instanceActions"][0],
+                        {"action": "evacuate", "request_id": "req-e", "project_id": "p-ours"},
+                        DELETED.body["instanceActions"][1],
+                    ]
+                },
+            ),
+        ),
     ],
 )
 def test_a_wrong_or_foreign_uuid_still_fails(server, actions):

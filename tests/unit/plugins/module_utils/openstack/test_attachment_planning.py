@@ -401,14 +401,19 @@ def raise_for_status(response, error_message=None):
         )
 
 
+OUR_PROJECT = "p-ours"
+
+
 class FakeNova:
     """Nova's answers for server_volume's lost servers: live servers (id, name, power state),
     deleted ones in the changes-since listing, and each deleted one's delete action events."""
 
-    def __init__(self, live, deleted=(), terminated=()):
+    def __init__(self, live, deleted=(), terminated=(), foreign=(), evacuated=()):
         self.live = live
         self.deleted = dict(deleted)
         self.terminated = set(terminated)
+        # Created in another project (seen with an admin's credentials), or moved by evacuate.
+        self.foreign, self.evacuated = set(foreign), set(evacuated)
 
     def servers(self, **query):
         return [
@@ -424,11 +429,17 @@ class FakeNova:
             return FakeJson(200, {"servers": listed})
         server = parts[1]
         if len(parts) == 2:
-            return FakeJson(404 if server in self.deleted else 200, {})
+            return FakeJson(200 if server in {live[0] for live in self.live} else 404, {})
         if server not in self.deleted:
             return FakeJson(404, {})
         if len(parts) == 3:
-            return FakeJson(200, {"instanceActions": [{"action": "delete", "request_id": "req"}]})
+            created = {"action": "create", "request_id": "req-0", "project_id": OUR_PROJECT}
+            if server in self.foreign:
+                created["project_id"] = "another-project"
+            listed = [created, {"action": "delete", "request_id": "req", "project_id": OUR_PROJECT}]
+            if server in self.evacuated:
+                listed.insert(1, {"action": "evacuate", "request_id": "req-e"})
+            return FakeJson(200, {"instanceActions": listed})
         result = "Success" if server in self.terminated else None
         events = [{"event": "compute_terminate_instance", "result": result}] if result else []
         return FakeJson(200, {"instanceAction": {"events": events}})
@@ -449,6 +460,7 @@ def lost_server(server, nova, attached, **options):
             volumes=lambda **query: [volume(True, attached)],
         ),
         compute=nova,
+        current_project_id=OUR_PROJECT,
     )
     change = attachments.ServerVolumeChange(
         conn,
@@ -478,6 +490,14 @@ def test_a_stopped_server_is_read_as_powered_off_and_detached_through_nova():
     assert len(plan.steps) == 1
     change, _plan = lost_server("db-2", nova, ["s1", "s2"])
     assert change.server_state["powered_off"] is False
+
+
+def test_a_shelved_and_offloaded_server_counts_as_powered_off():
+    # No host holds a guest of it; Nova gives it no power state (0) and detaches its volumes.
+    nova = FakeNova([("s1", "db-1", "SHELVED_OFFLOADED", 0), ("s2", "db-2", "ACTIVE", 1)])
+    change, plan = lost_server("db-1", nova, ["s1", "s2"], require_powered_off=True)
+    assert change.server_state["powered_off"] is True
+    assert [step.says for step in plan.steps] == ["detach s1; attach none"]
 
 
 @pytest.mark.parametrize(
@@ -512,6 +532,21 @@ def test_a_deleted_server_lets_go_through_cinder_only_when_its_host_terminated_i
     assert "Nothing was changed" in failure.value.msg
 
 
+@pytest.mark.parametrize(
+    "nova",
+    [
+        # An admin's credentials read another project's deleted server: nothing of this project.
+        FakeNova([], deleted={"s1": "db-1"}, terminated={"s1"}, foreign={"s1"}),
+        # Evacuated, then deleted: the terminate is the new host's; the old one may still run it.
+        FakeNova([], deleted={"s1": "db-1"}, terminated={"s1"}, evacuated={"s1"}),
+    ],
+)
+def test_a_deleted_server_of_another_project_or_evacuated_is_not_proven_gone(nova):
+    with pytest.raises(ModuleFailure) as failure:
+        lost_server("s1", nova, ["s1"])
+    assert "Nothing was changed" in failure.value.msg
+
+
 def test_a_name_that_deleted_servers_had_ends_at_the_one_that_holds_the_volume():
     nova = FakeNova([], deleted={"s1": "db-1", "s3": "db-1"}, terminated={"s1", "s3"})
     change, plan = lost_server("db-1", nova, ["s1"])
@@ -531,6 +566,12 @@ def test_an_id_nova_never_deleted_here_is_refused():
     nova = FakeNova([("s2", "db-2", "ACTIVE", 1)])
     with pytest.raises(ModuleFailure, match="no server named or with ID s9"):
         lost_server("s9", nova, ["s2"])
+    # Cinder holds an attachment of it (another project's server, a typo'd record): Nova shows
+    # no delete of it here, so nothing proves that no guest of it runs.
+    with pytest.raises(ModuleFailure) as failure:
+        lost_server("s9", nova, ["s2", "s9"])
+    assert "Nova shows no delete of it in this project" in failure.value.msg
+    assert "yet volume data is attached to it" in failure.value.msg
 
 
 def test_deleted_servers_are_read_from_every_page_of_novas_listing():
