@@ -14,6 +14,10 @@ server it is (clustered_fs_leave reads its own Nova UUID) before anything is cha
 
 from __future__ import annotations
 
+import re
+
+UUID = re.compile(r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
+
 
 class InventoryNodeError(Exception):
     pass
@@ -104,6 +108,16 @@ def inventory_node(hostvars, hosts, node, attachments, required=True):
         )
     if not found and not required:
         return None
+    if not found and UUID.match(node) and node.lower() not in attachment_servers:
+        # An ID leads to a host only through the inventory's openstack_server_id or the
+        # volume's attachment: after an earlier run detached it, the ID alone finds nothing.
+        raise InventoryNodeError(
+            "node=%s is no server the volume is attached to, and no inventory host records it as "
+            "its openstack_server_id. When an earlier run already detached it, name it by its "
+            "inventory name or OpenStack name to finish (the others then drop it from their "
+            "configuration); or record openstack_server_id=%s for its host in the inventory, then "
+            "run again" % (node, node.lower())
+        )
     if not found:
         held = node.lower() in attachment_servers or node in attachment_servers.values()
         raise InventoryNodeError(

@@ -47,6 +47,17 @@ def test_an_unknown_server_is_refused_and_says_when_the_volume_is_attached_to_it
         inventory_node(HOSTVARS, HOSTS, " ", ATTACHMENTS)
 
 
+def test_an_id_that_an_earlier_run_detached_says_to_name_the_host_instead():
+    detached = "5e0c5a52-3b8e-4a43-9d0c-0b1f0c6f9e11"
+    with pytest.raises(InventoryNodeError) as refused:
+        inventory_node(HOSTVARS, HOSTS, detached.upper(), ATTACHMENTS)
+    assert "no server the volume is attached to" in str(refused.value)
+    assert "When an earlier run already detached it, name it by its inventory name" in str(
+        refused.value
+    )
+    assert "openstack_server_id=%s" % detached in str(refused.value)
+
+
 def test_a_name_that_matches_two_hosts_is_refused():
     hostvars = {"a": {"openstack_server_name": "b"}, "b": {}}
     with pytest.raises(InventoryNodeError, match="names 2 inventory hosts"):
