@@ -17,6 +17,9 @@ description:
   - Within Keystone's default roles, C(member) is the least that may stop or reboot a project's
     servers (Nova's C(os_compute_api:servers:stop) and C(os_compute_api:servers:reboot)); a cloud
     whose Nova policy grants those to a narrower role names it in O(role).
+  - The password is the user's only way in - an application credential, a credential (EC2 and
+    others) or a trust that the user holds or gave is revoked, as each would outlive a new
+    password (a root on a member that knew the password could have made one).
   - The password is checked by authenticating with it; a run with the same password changes
     nothing. It is never returned, logged or shown in a diff.
   - Needs credentials that may manage users and role assignments in O(domain) (Keystone's admin).

@@ -20,7 +20,7 @@ def fence_user(admin_cloud):
         admin_cloud.identity.delete_user(user)
 
 
-def logs_in(admin_cloud, name, password):
+def connect_as(admin_cloud, name, password):
     auth = dict(
         admin_cloud.config.auth,
         username=name,
@@ -31,8 +31,12 @@ def logs_in(admin_cloud, name, password):
     )
     auth.pop("user_domain_id", None)
     auth.pop("project_id", None)
+    return openstack.connect(auth=auth, auth_type="password")
+
+
+def logs_in(admin_cloud, name, password):
     try:
-        openstack.connect(auth=auth, auth_type="password").authorize()
+        connect_as(admin_cloud, name, password).authorize()
     except openstack.exceptions.SDKException:
         return False
     return True
@@ -138,3 +142,37 @@ def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fe
     assert missing.get("failed") and "project 'no-such-project' does not exist" in missing["msg"]
     assert no_password.get("failed") and "password" in no_password["msg"]
     assert "Traceback" not in missing["msg"] + no_password["msg"]
+
+
+def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user):
+    """A root on a member that knew the password could make an application credential, an EC2
+    credential or a trust with it: each outlives a new password, so the module revokes them."""
+    args = {
+        "cloud": "local-admin",
+        "name": fence_user,
+        "password": "pw-" + uuid.uuid4().hex,
+        "project": PROJECT,
+    }
+    assert not run_module(MODULE, args).get("failed")
+    thief = connect_as(admin_cloud, fence_user, args["password"])
+    user_id, project_id = thief.current_user_id, thief.current_project_id
+    thief.identity.create_application_credential(user_id, name="kept-" + uuid.uuid4().hex[:6])
+    thief.identity.create_credential(
+        type="ec2",
+        user_id=user_id,
+        project_id=project_id,
+        blob='{"access": "%s", "secret": "s"}' % uuid.uuid4().hex,
+    )
+    identity = admin_cloud.identity
+    assert len(list(identity.application_credentials(user_id))) == 1
+    assert len(list(identity.credentials(user_id=user_id))) == 1
+
+    checked = run_module(MODULE, args, check=True, diff=True)
+    revoked = run_module(MODULE, args, diff=True)
+
+    assert checked["changed"] is True and len(list(identity.credentials(user_id=user_id))) == 1
+    assert revoked["changed"] is True and not revoked.get("failed"), revoked.get("msg")
+    assert list(identity.application_credentials(user_id)) == []
+    assert list(identity.credentials(user_id=user_id)) == []
+    assert run_module(MODULE, args)["changed"] is False
+    assert args["password"] not in str(checked) + str(revoked)

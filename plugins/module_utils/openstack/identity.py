@@ -5,8 +5,10 @@
 
 One user per cluster, with one role on the project that holds the cluster's servers and no
 other role anywhere: what the fence agent needs (read a server, stop or hard-reboot it) and,
-within Keystone's roles, nothing more. Its password is checked by authenticating with it, so
-a run with the same password changes nothing and is never shown.
+within Keystone's roles, nothing more. Its password is its only way in: an application
+credential, a credential (EC2 and others) or a trust that it holds or gave is revoked (each
+would outlive a new password). Its password is checked by authenticating with it, so a run
+with the same password changes nothing and is never shown.
 """
 
 from __future__ import annotations
@@ -67,6 +69,33 @@ def assignments_of(conn, user):
     return sorted(found)
 
 
+def other_ways_in(conn, user):
+    """[(label, revoke)] for each application credential, credential (EC2 and others) and
+    trust the fencing user holds or gave: each lets whoever made it act as the user without its
+    password, and outlives a new one. The role makes none; a root on a member that knew the
+    password could have."""
+    identity = conn.identity
+    found = [
+        (
+            "application credential %s" % held.id,
+            lambda held=held: identity.delete_application_credential(user, held),
+        )
+        for held in identity.application_credentials(user)
+    ]
+    found += [
+        (
+            "%s credential %s" % (held.type or "a", held.id),
+            lambda held=held: identity.delete_credential(held),
+        )
+        for held in identity.credentials(user_id=user.id)
+    ]
+    found += [
+        ("trust %s" % held.id, lambda held=held: identity.delete_trust(held))
+        for held in identity.trusts(trustor_user_id=user.id)
+    ]
+    return sorted(found, key=lambda way: way[0])
+
+
 def _raise_unless_removed(response):
     """Raise Keystone's error for a DELETE that neither removed the assignment nor found it gone."""
     if response.status_code != 404:
@@ -99,6 +128,7 @@ class FencingIdentityChange(Change):
         role = _found(identity.find_role, "role", self.role)
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
+        ways_in = other_ways_in(self.conn, user) if user else []
         password_differs = user is not None and not password_works(
             self.conn, user, project, self.password
         )
@@ -138,6 +168,7 @@ class FencingIdentityChange(Change):
                     ),
                 )
             )
+        steps += [Step("revoke the %s" % label, revoke) for label, revoke in ways_in]
         if user is not None:
             steps += [
                 Step(
@@ -156,8 +187,9 @@ class FencingIdentityChange(Change):
                 "password": None
                 if before is None
                 else ("another" if password_differs else "as given"),
+                "other_ways_in": [label for label, unused in ways_in],
             },
-            {"user": self.name, "assignments": wanted, "password": "as given"},
+            {"user": self.name, "assignments": wanted, "password": "as given", "other_ways_in": []},
             steps,
             result=dict(identity=described),
         )

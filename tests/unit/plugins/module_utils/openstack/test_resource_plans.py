@@ -261,6 +261,9 @@ def fencing_cloud(user=None, works=True, assignments=()):
                 SimpleNamespace(scope={kind: {"id": scope}}, role={"id": role})
                 for kind, scope, role in assignments
             ],
+            application_credentials=[],
+            credentials=[],
+            trusts=[],
         )
     )
     return conn, works
@@ -351,6 +354,41 @@ def test_an_inherited_or_system_role_of_the_fencing_user_is_taken_where_it_is(
     plan.steps[0].do()
     assert deleted == [path]
     assert conn.identity.calls == []
+
+
+def test_the_fencing_users_application_credentials_credentials_and_trusts_are_revoked(
+    monkeypatch,
+):
+    """Each outlives a new password: a root on a member that knew the old one could have made
+    them (issue 49's renewal, issue 50's least privilege)."""
+    user = SimpleNamespace(id="u1", default_project_id="p1")
+    conn, _works = fencing_cloud(user, assignments=[("project", "p1", "r1")])
+    conn.identity.reads.update(
+        application_credentials=[SimpleNamespace(id="ac1")],
+        credentials=[SimpleNamespace(id="c1", type="ec2")],
+        trusts=[SimpleNamespace(id="t1")],
+    )
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    change = fencing_change(conn)
+    plan = change.plan(change.read())
+    assert plan.says() == [
+        "revoke the application credential ac1",
+        "revoke the ec2 credential c1",
+        "revoke the trust t1",
+    ]
+    assert plan.before["other_ways_in"] == [
+        "application credential ac1",
+        "ec2 credential c1",
+        "trust t1",
+    ]
+    assert plan.after["other_ways_in"] == []
+    for step in plan.steps:
+        step.do()
+    assert conn.identity.calls == [
+        "delete_application_credential",
+        "delete_credential",
+        "delete_trust",
+    ]
 
 
 def test_volume_info_reads_one_volume_with_its_holders_and_warns_of_one_host():
