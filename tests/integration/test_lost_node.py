@@ -4,7 +4,13 @@ Nova's view decides: a server it reports SHUTOFF, or deleted by this project and
 its compute host, has no guest to leave the filesystem; the leave is skipped and its attachment
 goes (Nova's detach; Cinder's record for a deleted server, which Nova no longer knows). A server
 Nova reports running must leave first, whatever the inventory says. The inventory's hosts are
-unreachable here (a closed port): a run that tried to reach a lost server would fail.
+unreachable here (a closed port): a run that tried to reach a lost server would fail. Everything
+runs as the project's member (an admin's credentials read other projects' deleted servers).
+
+The lost server's attachment goes only once another member of its cluster showed that the
+cluster no longer counts it: with the others in clustered_fs's group (out of reach here) the
+run is refused and nothing is detached; the servers taken out are each a cluster of their own
+(their own group), whose fencing no other member has to show.
 """
 
 import uuid
@@ -51,34 +57,39 @@ def holders(conn, volume_id):
 
 
 @pytest.fixture
-def lost(admin_cloud, tmp_path):
-    """A multiattach volume held by three servers: one stopped, one deleted (its attachment an
-    orphan in Cinder), one running; an inventory that reaches none of them."""
-    probe = multiattach_probe.Probe(admin_cloud, "it-lost-" + uuid.uuid4().hex[:6])
+def lost(admin_cloud, member_cloud, tmp_path):
+    """A multiattach volume of the member's project held by three servers: one stopped, one
+    deleted (its attachment an orphan in Cinder), one running; an inventory that reaches none of
+    them, in which the stopped one is also a member of a cluster with the running one."""
+    prefix = "it-lost-" + uuid.uuid4().hex[:6]
+    types, probe = (
+        multiattach_probe.Probe(admin_cloud, prefix),
+        multiattach_probe.Probe(member_cloud, prefix),
+    )
     orphans = []
     try:
-        volume = probe.create_volume("shared", volume_type=probe.create_type().name)
+        volume = probe.create_volume("shared", volume_type=types.create_type().name)
         stopped, deleted, running = (
             probe.create_server(n) for n in ("stopped", "deleted", "running")
         )
         probe.wait_for_servers()
         for count, server in enumerate((stopped, running), start=1):
             # Cinder takes one attach of a volume at a time.
-            assert multiattach_probe.attach(admin_cloud, server.id, volume.id).status_code == 200
+            assert multiattach_probe.attach(member_cloud, server.id, volume.id).status_code == 200
             multiattach_probe.wait_until(
                 "%d attachment(s)" % count,
                 lambda n=count: (
-                    holders(admin_cloud, volume.id)[0] == "in-use"
-                    and len(holders(admin_cloud, volume.id)[1]) == n
+                    holders(member_cloud, volume.id)[0] == "in-use"
+                    and len(holders(member_cloud, volume.id)[1]) == n
                 ),
                 multiattach_probe.VOLUME_TIMEOUT,
             )
-        orphans.append(orphan_attachment(admin_cloud, volume.id, deleted.id))
-        admin_cloud.compute.stop_server(stopped)
-        admin_cloud.compute.wait_for_server(stopped, status="SHUTOFF", interval=0.5, wait=120)
-        admin_cloud.compute.delete_server(deleted)
-        admin_cloud.compute.wait_for_delete(deleted, interval=0.5, wait=120)
-        assert holders(admin_cloud, volume.id) == (
+        orphans.append(orphan_attachment(member_cloud, volume.id, deleted.id))
+        member_cloud.compute.stop_server(stopped)
+        member_cloud.compute.wait_for_server(stopped, status="SHUTOFF", interval=0.5, wait=120)
+        member_cloud.compute.delete_server(deleted)
+        member_cloud.compute.wait_for_delete(deleted, interval=0.5, wait=120)
+        assert holders(member_cloud, volume.id) == (
             "in-use",
             sorted([stopped.id, deleted.id, running.id]),
         ), "the deleted server's Cinder attachment outlived it"
@@ -86,30 +97,56 @@ def lost(admin_cloud, tmp_path):
         inventory = tmp_path / "inventory"
         inventory.mkdir()
         (inventory / "group_vars").symlink_to(LOCAL_INVENTORY.parent / "group_vars")
-        hosts = {
-            "db-stopped": dict(UNREACHABLE, openstack_server_name=stopped.name),
-            "db-deleted": dict(UNREACHABLE, openstack_server_name=deleted.name),
+        alone = {
+            "db-stopped": dict(
+                UNREACHABLE, openstack_server_name=stopped.name, clustered_fs_group="alone_stopped"
+            ),
+            "db-deleted": dict(
+                UNREACHABLE, openstack_server_name=deleted.name, clustered_fs_group="alone_deleted"
+            ),
             "db-running": dict(UNREACHABLE, openstack_server_name=running.name),
         }
-        (inventory / "hosts.yml").write_text(
-            yaml.safe_dump({"all": {"children": {"cluster": {"hosts": hosts}}}})
-        )
+        clustered = {
+            "db-stopped": dict(UNREACHABLE, openstack_server_name=stopped.name),
+            "db-running": dict(UNREACHABLE, openstack_server_name=running.name),
+        }
+        inventories = {}
+        for name, hosts, groups in (
+            (
+                "alone",
+                alone,
+                {
+                    "alone_stopped": {"hosts": {"db-stopped": {}}},
+                    "alone_deleted": {"hosts": {"db-deleted": {}}},
+                },
+            ),
+            (
+                "clustered",
+                clustered,
+                {"clustered_fs_nodes": {"hosts": {host: {} for host in clustered}}},
+            ),
+        ):
+            (inventory / (name + ".yml")).write_text(
+                yaml.safe_dump({"all": {"hosts": hosts, "children": groups}})
+            )
+            inventories[name] = inventory / (name + ".yml")
         yield {
-            "inventory": inventory / "hosts.yml",
+            "inventory": inventories["alone"],
+            "clustered": inventories["clustered"],
             "volume": volume,
             "ids": {"stopped": stopped.id, "deleted": deleted.id, "running": running.id},
-            "vars": {"shared_volume_name": volume.name, "multiattach_cloud": "local-admin"},
+            "vars": {"shared_volume_name": volume.name, "multiattach_cloud": "local-member"},
         }
     finally:
         for attachment_id in orphans:
-            admin_cloud.block_storage.delete(
+            member_cloud.block_storage.delete(
                 "/attachments/%s" % attachment_id, microversion=ATTACHMENT_COMPLETE
             )
-        assert probe.cleanup() == []
+        assert probe.cleanup() == [] and types.cleanup() == []
 
 
-def test_a_running_server_out_of_reach_is_refused_and_keeps_the_volume(admin_cloud, lost):
-    before = holders(admin_cloud, lost["volume"].id)
+def test_a_running_server_out_of_reach_is_refused_and_keeps_the_volume(member_cloud, lost):
+    before = holders(member_cloud, lost["volume"].id)
     refused = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node="db-running"))
     assert refused.failures, "\n".join(
         str((r["_task"], r["_status"], r.get("msg"))) for r in refused.results
@@ -118,12 +155,23 @@ def test_a_running_server_out_of_reach_is_refused_and_keeps_the_volume(admin_clo
     assert "ACTIVE (power state running)" in refused.failure_message
     assert "Nova reports server %s ACTIVE" % lost["ids"]["running"] in refused.failure_message
     assert "(openstack server stop, or delete the server" in refused.failure_message
-    assert holders(admin_cloud, lost["volume"].id) == before
+    assert holders(member_cloud, lost["volume"].id) == before
 
 
-def test_a_stopped_and_a_deleted_server_are_taken_out_without_reaching_them(admin_cloud, lost):
+def test_a_lost_server_stays_attached_while_no_other_member_shows_it_fenced(member_cloud, lost):
+    """db-stopped's cluster has db-running as its other member, out of reach: nothing shows
+    that the cluster fenced db-stopped, so its disk stays (its journal is not recovered yet)."""
+    before = holders(member_cloud, lost["volume"].id)
+    refused = run_playbook_file(PLAYBOOK, lost["clustered"], dict(lost["vars"], node="db-stopped"))
+    assert refused.failures
+    assert "no other member of its cluster showed that" in refused.failure_message
+    assert "Nothing was changed and the volume stays attached" in refused.failure_message
+    assert holders(member_cloud, lost["volume"].id) == before
+
+
+def test_a_stopped_and_a_deleted_server_are_taken_out_without_reaching_them(member_cloud, lost):
     volume_id, ids = lost["volume"].id, lost["ids"]
-    before = holders(admin_cloud, volume_id)
+    before = holders(member_cloud, volume_id)
 
     # --check: Nova's view is read, no host is reached, nothing is detached.
     for node in ("db-stopped", "db-deleted"):
@@ -133,37 +181,37 @@ def test_a_stopped_and_a_deleted_server_are_taken_out_without_reaching_them(admi
         assert not checked.failures, checked.failure_message
         shown = checked.result("Say that the server is lost and its leave is skipped")["msg"]
         assert ("SHUTOFF, power state shutdown" if node == "db-stopped" else "deleted") in shown
-    assert holders(admin_cloud, volume_id) == before
+    assert holders(member_cloud, volume_id) == before
 
     stopped = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node="db-stopped"))
     assert not stopped.failures, stopped.failure_message
-    assert holders(admin_cloud, volume_id) == ("in-use", sorted([ids["deleted"], ids["running"]]))
+    assert holders(member_cloud, volume_id) == ("in-use", sorted([ids["deleted"], ids["running"]]))
 
     # Named by its inventory name: volume_info names the deleted server's attachment.
     deleted = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node="db-deleted"))
     assert not deleted.failures, deleted.failure_message
-    assert holders(admin_cloud, volume_id) == ("in-use", [ids["running"]])
+    assert holders(member_cloud, volume_id) == ("in-use", [ids["running"]])
 
     for node in ("db-stopped", "db-deleted"):
         again = run_playbook_file(PLAYBOOK, lost["inventory"], dict(lost["vars"], node=node))
         assert not again.failures and again.changed_tasks == [], again.failure_message
 
 
-def test_an_attachment_of_a_server_nova_never_showed_is_refused(admin_cloud, lost):
+def test_an_attachment_of_a_server_nova_never_showed_is_refused(member_cloud, lost):
     """An ID that Nova never deleted here (another project's server, a typo'd record) is no
     proof that nothing runs: the module refuses and removes nothing."""
     volume_id = lost["volume"].id
     stranger = str(uuid.uuid4())
-    orphan = orphan_attachment(admin_cloud, volume_id, stranger)
+    orphan = orphan_attachment(member_cloud, volume_id, stranger)
     try:
         refused = run_module(
             "multiattach.cloud.server_volume",
-            dict(cloud="local-admin", server=stranger, volume=volume_id, state="absent"),
+            dict(cloud="local-member", server=stranger, volume=volume_id, state="absent"),
         )
         assert refused.get("failed"), refused
         assert "Nova shows no delete of it in this project" in refused["msg"]
-        assert stranger in holders(admin_cloud, volume_id)[1]
+        assert stranger in holders(member_cloud, volume_id)[1]
     finally:
-        admin_cloud.block_storage.delete(
+        member_cloud.block_storage.delete(
             "/attachments/%s" % orphan, microversion=ATTACHMENT_COMPLETE
         )
