@@ -163,6 +163,14 @@ recorded_nodes:
   returned: always
   type: dict
   sample: {"node-1": {"id": 1, "address": "192.168.124.11"}, "node-2": {"id": 2, "address": "192.168.124.12"}}
+fenced_as:
+  description:
+    - GFS2 - the Nova server each node's fence device acts on, from C(/etc/dlm/dlm.conf)'s
+      C(connect) lines (C(plug=)), named by RV(recorded_nodes) where it records their ID, else
+      C(nodeid N). remove_node checks that a lost member is the server it detaches. Empty for OCFS2.
+  returned: always
+  type: dict
+  sample: {"node-1": "5e0c5a52-3b8e-4a43-9d0c-0b1f0c6f9e11"}
 mounted_by:
   description:
     - The nodes that hold the shared filesystem mounted, as the cluster knows it - OCFS2's slot map

@@ -315,6 +315,7 @@ class ClusterNodeReading(Reading):
             else None,
             missing_packages=missing_packages(self.run_command, self.packages),
             recorded_nodes=recorded,
+            fenced_as=cluster_records.fenced_as(recorded) if self.filesystem == "gfs2" else {},
             highest_node_id=highest_id,
             mounted_by=cluster_records.mounted_by(
                 self.run_command, found_type, disk["path"], signatures, recorded

@@ -23,6 +23,7 @@ import re
 import shutil
 
 COROSYNC_CONF = "/etc/corosync/corosync.conf"
+DLM_CONF = "/etc/dlm/dlm.conf"
 COROSYNC_AUTHKEY = "/etc/corosync/authkey"
 O2CB_CONF = "/etc/ocfs2/cluster.conf"
 O2CB_CLUSTER = "/sys/kernel/config/cluster/{cluster}"
@@ -110,6 +111,23 @@ def recorded_nodes(filesystem, cluster_name):
     )
     highest = HIGHEST_ID.search(text or "")
     return nodes, int(highest.group("id")) if highest else None
+
+
+def fenced_as(recorded, text=None):
+    """GFS2: {node name: the Nova server ID its fence device acts on}, from dlm.conf's connect
+    lines (node=ID plug=UUID), named by RECORDED's IDs, else 'nodeid N'."""
+    text = _read(DLM_CONF) if text is None else text
+    by_id = {node["id"]: name for name, node in recorded.items()}
+    servers = {}
+    for line in (text or "").splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) < 3 or fields[0] != "connect":
+            continue
+        options = dict(field.split("=", 1) for field in fields[2:] if "=" in field)
+        node, plug = options.get("node", ""), options.get("plug", "")
+        if node.isdigit() and plug:
+            servers[by_id.get(int(node), "nodeid " + node)] = plug.lower()
+    return servers
 
 
 def server_identity(dmi=None):

@@ -179,3 +179,21 @@ def test_the_ring_members_are_the_joined_nodes_of_corosyncs_cmap(monkeypatch):
     assert cluster_records.ring_members(run, recorded) == ["node-1", "node-0", "nodeid 7"]
     assert calls == [["corosync-cmapctl", "-b", "runtime.members"]]
     assert cluster_records.ring_members(lambda argv: (1, "", "no corosync"), recorded) == []
+
+
+def test_the_server_each_gfs2_node_is_fenced_as_comes_from_dlm_conf():
+    dlm_conf = (
+        "# Written by multiattach.cloud.clustered_fs\n"
+        "enable_fencing=1\n"
+        "device os /usr/local/sbin/multiattach-fence-openstack cloud=c action=reboot\n"
+        "connect os node=1 plug=5E0C5A52-3B8E-4A43-9D0C-0B1F0C6F9E11 delay=15\n"
+        "connect os node=3 plug=0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c\n"
+        "connect os node=7 plug=aa  # a node no record names\n"
+    )
+    recorded = cluster_records.corosync_nodes(COROSYNC)
+    assert cluster_records.fenced_as(recorded, dlm_conf) == {
+        "node-1": "5e0c5a52-3b8e-4a43-9d0c-0b1f0c6f9e11",
+        "node-0": "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c",
+        "nodeid 7": "aa",
+    }
+    assert cluster_records.fenced_as(recorded, "enable_fencing=0\n") == {}
