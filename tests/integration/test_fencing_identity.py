@@ -168,9 +168,9 @@ def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user
     assert len(list(identity.credentials(user_id=user_id))) == 1
 
     checked = run_module(MODULE, args, check=True, diff=True)
+    assert checked["changed"] is True and len(list(identity.credentials(user_id=user_id))) == 1
     revoked = run_module(MODULE, args, diff=True)
 
-    assert checked["changed"] is True and len(list(identity.credentials(user_id=user_id))) == 1
     assert revoked["changed"] is True and not revoked.get("failed"), revoked.get("msg")
     assert list(identity.application_credentials(user_id)) == []
     assert list(identity.credentials(user_id=user_id)) == []
