@@ -190,6 +190,38 @@ def listed_by(reads, key):
     return seen
 
 
+def _refuse_an_unsure_view(reads, dropped, known):
+    """Dropping a node needs a sure view of who the cluster counts: a member whose tools did not
+    answer, a lockspace still recovering from a failed node, or a node the cluster counts that
+    no record names, refuses (none is ever read as "not counted")."""
+    unread = {host: read.get("cluster_view_unread") for host, read in reads.items()}
+    unread = {host: gaps for host, gaps in unread.items() if gaps}
+    if unread:
+        raise ClusterPlanError(
+            "the cluster's new configuration leaves out %s, but whether the cluster still counts "
+            "it cannot be read for sure: %s. Nothing was changed. Run again once the cluster has "
+            "settled (a lost node is fenced and its journal recovered)"
+            % (
+                ", ".join(dropped),
+                "; ".join(
+                    "%s: %s" % (host, ", ".join(gaps)) for host, gaps in sorted(unread.items())
+                ),
+            )
+        )
+    unknown = sorted(
+        name
+        for key in ("mounted_by", "ring_members")
+        for name in listed_by(reads, key)
+        if name not in known
+    )
+    if unknown:
+        raise ClusterPlanError(
+            "the cluster's new configuration leaves out %s, but the cluster counts %s, which no "
+            "member's configuration names. Nothing was changed. Find out which server that is "
+            "before any node is dropped" % (", ".join(dropped), ", ".join(unknown))
+        )
+
+
 def cluster_plan(reads, members, pins, filesystem):
     """The IDs of the members, and the refusal when the plan would drop a node that holds the
     filesystem mounted."""
@@ -197,6 +229,8 @@ def cluster_plan(reads, members, pins, filesystem):
     ids = node_ids(reads, records, highest, members, pins, filesystem)
     # The nodes some member's configuration or running cluster records that are no members now.
     dropped = sorted(set(records) - set(ids))
+    if dropped:
+        _refuse_an_unsure_view(reads, dropped, set(records) | set(ids))
     mounted = listed_by(reads, "mounted_by")
     still_mounted = [name for name in dropped if name in mounted]
     if still_mounted:

@@ -163,6 +163,15 @@ recorded_nodes:
   returned: always
   type: dict
   sample: {"node-1": {"id": 1, "address": "192.168.124.11"}, "node-2": {"id": 2, "address": "192.168.124.12"}}
+cluster_view_unread:
+  description:
+    - What kept this node from reading for sure who the cluster counts - a tool that failed
+      (C(dlm_tool ls), C(mounted.ocfs2 -f), C(corosync-cmapctl)), GFS2's lockspace members read as
+      an error, or a lockspace change for a failed node still waiting on its fence or recovery.
+      A plan that would drop a node refuses while any member says something here.
+  returned: always
+  type: list
+  elements: str
 fenced_as:
   description:
     - GFS2 - the Nova server each node's fence device acts on, from C(/etc/dlm/dlm.conf)'s

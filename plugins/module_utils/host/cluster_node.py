@@ -301,11 +301,13 @@ class ClusterNodeReading(Reading):
             device_mounts(disk["path"], self.read_users) if disk["is_block_device"] else ([], [])
         )
         stack = self.read_stack()
+        unread = []
         return dict(
             stack,
-            ring_members=cluster_records.ring_members(self.run_command, recorded)
+            ring_members=cluster_records.ring_members(self.run_command, recorded, unread)
             if self.filesystem == "gfs2" and stack["services"]["corosync"]["active"]
             else [],
+            cluster_view_unread=unread,
             node_name=os.uname()[1],
             disk=disk,
             signatures=signatures,
@@ -318,7 +320,7 @@ class ClusterNodeReading(Reading):
             fenced_as=cluster_records.fenced_as(recorded) if self.filesystem == "gfs2" else {},
             highest_node_id=highest_id,
             mounted_by=cluster_records.mounted_by(
-                self.run_command, found_type, disk["path"], signatures, recorded
+                self.run_command, found_type, disk["path"], signatures, recorded, unread
             )
             if found_type == self.filesystem
             else [],

@@ -167,12 +167,16 @@ def authkey_digest(path=COROSYNC_AUTHKEY):
         return None
 
 
-def ocfs2_mounted_by(run, disk, recorded):
+def ocfs2_mounted_by(run, disk, recorded, unread=None):
     """The node names OCFS2's slot map lists for DISK (mounted.ocfs2 -f). Numbers the tool
-    cannot name are named by the configuration's record, else kept as 'node number N'."""
+    cannot name are named by the configuration's record, else kept as 'node number N'. A
+    failed read is said in UNREAD."""
+    unread = [] if unread is None else unread
     if not shutil.which("mounted.ocfs2"):
         return []
     rc, out = run(["mounted.ocfs2", "-f", disk])[:2]
+    if rc != 0:
+        unread.append("mounted.ocfs2 -f exited %d" % rc)
     lines = out.splitlines() if rc == 0 else []
     if len(lines) < 2 or "Nodes" not in lines[0]:
         return []
@@ -203,14 +207,44 @@ def dlm_lockspace_members(text):
     return spaces
 
 
-def gfs2_mounted_by(run, signatures, recorded):
+NEW_CHANGE = re.compile(r"^new change\s+member \d+ joined \d+ remove \d+ failed (?P<failed>\d+)")
+
+
+def dlm_lockspace_gaps(text, lockspace):
+    """What keeps dlm_tool ls from telling the lockspace's members for sure: its members read as
+    an error, or a change for a failed node still waiting (on its fence or recovery), in which
+    the failed node may still count."""
+    gaps, name = [], None
+    for line in (text or "").splitlines():
+        fields = line.split()
+        if len(fields) >= 2 and fields[0] == "name":
+            name = fields[1]
+        if name != lockspace:
+            continue
+        if fields[:2] == ["members", "error"]:
+            gaps.append("dlm_tool ls: the members of lockspace %s read as an error" % lockspace)
+        changing = NEW_CHANGE.match(line.strip())
+        if changing and int(changing.group("failed")) > 0:
+            gaps.append(
+                "dlm_tool ls: lockspace %s is still recovering from a failed node (%s)"
+                % (lockspace, line.strip())
+            )
+    return gaps
+
+
+def gfs2_mounted_by(run, signatures, recorded, unread=None):
     """The nodes in the DLM lockspace of the GFS2 on the disk (its lock table's second part,
-    which blkid gives as LABEL). Seen only from a node that has it mounted itself."""
+    which blkid gives as LABEL). Seen only from a node that has it mounted itself. A failed
+    read, or a change for a failed node still waiting, is said in UNREAD."""
+    unread = [] if unread is None else unread
     label = next((line[len("LABEL=") :] for line in signatures if line.startswith("LABEL=")), "")
     lockspace = label.split(":", 1)[-1]
     if not lockspace or not shutil.which("dlm_tool"):
         return []
     rc, out = run(["dlm_tool", "ls"])[:2]
+    if rc != 0:
+        unread.append("dlm_tool ls exited %d" % rc)
+    unread.extend(dlm_lockspace_gaps(out if rc == 0 else "", lockspace))
     members = dlm_lockspace_members(out if rc == 0 else "").get(lockspace, [])
     by_id = {node["id"]: name for name, node in recorded.items()}
     return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in members]
@@ -221,12 +255,16 @@ RING_MEMBER = re.compile(
 )
 
 
-def ring_members(run, recorded):
+def ring_members(run, recorded, unread=None):
     """The nodes the running corosync ring has joined (its cmap's runtime.members), named by
-    the configuration's record, else 'nodeid N'; empty when corosync does not answer."""
+    the configuration's record, else 'nodeid N'; empty when corosync does not answer (said in
+    UNREAD)."""
+    unread = [] if unread is None else unread
     if not shutil.which("corosync-cmapctl"):
         return []
     rc, out = run(["corosync-cmapctl", "-b", "runtime.members"])[:2]
+    if rc != 0:
+        unread.append("corosync-cmapctl exited %d" % rc)
     by_id = {node["id"]: name for name, node in recorded.items()}
     joined = sorted(
         int(match.group("id")) for match in RING_MEMBER.finditer(out if rc == 0 else "")
@@ -234,12 +272,12 @@ def ring_members(run, recorded):
     return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in joined]
 
 
-def mounted_by(run, filesystem, disk, signatures, recorded):
+def mounted_by(run, filesystem, disk, signatures, recorded, unread=None):
     if not disk:
         return []
     if filesystem == "ocfs2":
-        return ocfs2_mounted_by(run, disk, recorded)
-    return gfs2_mounted_by(run, signatures, recorded)
+        return ocfs2_mounted_by(run, disk, recorded, unread)
+    return gfs2_mounted_by(run, signatures, recorded, unread)
 
 
 def _setting(path):

@@ -7,6 +7,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.cluster_plan imp
     ClusterPlanError,
     cluster_plan,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
 
 
 def read(name, recorded=None, mounted_by=(), o2cb=None):
@@ -161,3 +162,59 @@ def test_two_hosts_that_reach_one_server_are_refused_naming_it():
         cluster_plan(reads, list(reads), {}, "gfs2")
     reads["web-b"]["server_uuid"] = "u-2"
     assert set(cluster_plan(reads, list(reads), {}, "gfs2")["ids"]) == set(reads)
+
+
+@pytest.mark.parametrize(
+    "gaps",
+    [
+        ["dlm_tool ls exited 1"],
+        ["dlm_tool ls: lockspace fs is still recovering from a failed node (new change ...)"],
+        ["mounted.ocfs2 -f exited 1"],
+    ],
+)
+def test_a_node_is_never_dropped_on_a_view_that_could_not_be_read(gaps):
+    """Review of 28ea3c8: a tool that failed read as 'not counted'."""
+    record = {"node-1": 1, "node-2": 2, "node-3": 3}
+    reads = {name: read(name, record) for name in ("node-1", "node-2")}
+    reads["node-1"]["cluster_view_unread"] = gaps
+    with pytest.raises(ClusterPlanError, match="cannot be read for sure: node-1: " + gaps[0][:12]):
+        cluster_plan(reads, ["node-1", "node-2"], {}, "gfs2")
+    # Nothing dropped: the same view takes no refusal (a converge on a settling cluster).
+    assert (
+        cluster_plan(
+            {
+                name: read(name, record) | {"cluster_view_unread": gaps}
+                for name in ("node-1", "node-2")
+            }
+            | {"node-3": read("node-3", record)},
+            ["node-1", "node-2", "node-3"],
+            {},
+            "gfs2",
+        )["dropped"]
+        == []
+    )
+
+
+def test_a_node_is_never_dropped_while_the_cluster_counts_one_no_record_names():
+    record = {"node-1": 1, "node-2": 2, "node-3": 3}
+    reads = {
+        name: read(name, record, mounted_by=["node-1", "nodeid 7"]) for name in ("node-1", "node-2")
+    }
+    with pytest.raises(
+        ClusterPlanError, match="counts nodeid 7, which no member's configuration names"
+    ):
+        cluster_plan(reads, ["node-1", "node-2"], {}, "gfs2")
+
+
+def test_a_lockspace_change_waiting_on_a_failed_node_is_a_gap():
+    text = (
+        "dlm lockspaces\nname          fs\nid            0x1\nflags         0x00000004 kern_stop\n"
+        "change        member 3 joined 1 remove 0 failed 0 seq 3,3\nmembers       1 2 3\n"
+        "new change    member 2 joined 0 remove 1 failed 1 seq 4,4\n"
+        "new status    wait_messages 0 wait_condition 1 fencing\nnew members   1 2\n"
+    )
+    [gap] = cluster_records.dlm_lockspace_gaps(text, "fs")
+    assert "lockspace fs is still recovering from a failed node" in gap
+    assert cluster_records.dlm_lockspace_gaps(text.replace("failed 1", "failed 0"), "fs") == []
+    assert cluster_records.dlm_lockspace_gaps(text, "other") == []
+    assert cluster_records.dlm_lockspace_gaps("name fs\nmembers       error\n", "fs")
