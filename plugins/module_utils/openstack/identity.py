@@ -70,11 +70,22 @@ def assignments_of(conn, user):
 
 
 def other_ways_in(conn, user):
-    """[(label, revoke)] for each application credential, credential (EC2 and others) and
-    trust the fencing user holds or gave: each lets whoever made it act as the user without its
-    password, and outlives a new one. The role makes none; a root on a member that knew the
-    password could have."""
-    identity = conn.identity
+    """[(label, revoke)] for each application credential and credential (EC2 and others) the
+    fencing user holds and each trust it gave: each lets whoever made it act as the user without
+    its password, and outlives a new one. The role makes none; a root on a member that knew the
+    password could have. Keystone refusing the list fails the run (never read as "none")."""
+    try:
+        return _other_ways_in(conn.identity, user)
+    except sdk_exceptions.ForbiddenException as error:
+        raise ModuleFailure(
+            "Keystone refused to list what user %s made with its password (%s): without that list a "
+            "new password may leave a way in. The module's cloud must sign in with a password as an "
+            "admin (a token from an application credential may not list or revoke trusts and "
+            "credentials)" % (user.name, error.details or error.message)
+        )
+
+
+def _other_ways_in(identity, user):
     found = [
         (
             "application credential %s" % held.id,

@@ -11,6 +11,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import (
     FencingIdentityChange,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.sdk import sdk_exceptions
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.volume_change import (
     VolumeChange,
 )
@@ -389,6 +390,20 @@ def test_the_fencing_users_application_credentials_credentials_and_trusts_are_re
         "delete_credential",
         "delete_trust",
     ]
+
+
+def test_a_list_keystone_refuses_fails_the_run_and_is_never_read_as_none(monkeypatch):
+    """An admin signed in with an application credential may not list trusts (Keystone 30)."""
+    conn, _works = fencing_cloud(SimpleNamespace(id="u1", name="fence", default_project_id="p1"))
+
+    def refused(**query):
+        raise sdk_exceptions.ForbiddenException(message="403", http_status=403)
+
+    conn.identity.reads["trusts"] = refused
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    change = fencing_change(conn)
+    with pytest.raises(ModuleFailure, match="must sign in with a password as an admin"):
+        change.plan(change.read())
 
 
 def test_volume_info_reads_one_volume_with_its_holders_and_warns_of_one_host():
