@@ -113,11 +113,16 @@ def recorded_nodes(filesystem, cluster_name):
     return nodes, int(highest.group("id")) if highest else None
 
 
+def _named(recorded, node_ids):
+    """NODE_IDS (numbers) by the names RECORDED gives them, else 'nodeid N'."""
+    by_id = {node["id"]: name for name, node in recorded.items()}
+    return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in node_ids]
+
+
 def fenced_as(recorded, text=None):
     """GFS2: {node name: the Nova server ID its fence device acts on}, from dlm.conf's connect
     lines (node=ID plug=UUID), named by RECORDED's IDs, else 'nodeid N'."""
     text = _read(DLM_CONF) if text is None else text
-    by_id = {node["id"]: name for name, node in recorded.items()}
     servers = {}
     for line in (text or "").splitlines():
         fields = line.split("#", 1)[0].split()
@@ -126,7 +131,8 @@ def fenced_as(recorded, text=None):
         options = dict(field.split("=", 1) for field in fields[2:] if "=" in field)
         node, plug = options.get("node", ""), options.get("plug", "")
         if node.isdigit() and plug:
-            servers[by_id.get(int(node), "nodeid " + node)] = plug.lower()
+            [name] = _named(recorded, [int(node)])
+            servers[name] = plug.lower()
     return servers
 
 
@@ -244,10 +250,9 @@ def gfs2_mounted_by(run, signatures, recorded, unread=None):
     rc, out = run(["dlm_tool", "ls"])[:2]
     if rc != 0:
         unread.append("dlm_tool ls exited %d" % rc)
-    unread.extend(dlm_lockspace_gaps(out if rc == 0 else "", lockspace))
-    members = dlm_lockspace_members(out if rc == 0 else "").get(lockspace, [])
-    by_id = {node["id"]: name for name, node in recorded.items()}
-    return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in members]
+    listing = out if rc == 0 else ""
+    unread.extend(dlm_lockspace_gaps(listing, lockspace))
+    return _named(recorded, dlm_lockspace_members(listing).get(lockspace, []))
 
 
 RING_MEMBER = re.compile(
@@ -265,11 +270,10 @@ def ring_members(run, recorded, unread=None):
     rc, out = run(["corosync-cmapctl", "-b", "runtime.members"])[:2]
     if rc != 0:
         unread.append("corosync-cmapctl exited %d" % rc)
-    by_id = {node["id"]: name for name, node in recorded.items()}
     joined = sorted(
         int(match.group("id")) for match in RING_MEMBER.finditer(out if rc == 0 else "")
     )
-    return [by_id.get(node_id, "nodeid %d" % node_id) for node_id in joined]
+    return _named(recorded, joined)
 
 
 def mounted_by(run, filesystem, disk, signatures, recorded, unread=None):
