@@ -42,6 +42,10 @@ def logs_in(admin_cloud, name, password):
     return True
 
 
+def module_args(name, password):
+    return {"cloud": "local-admin", "name": name, "password": password, "project": PROJECT}
+
+
 def roles_of(admin_cloud, name):
     user = admin_cloud.identity.find_user(name, ignore_missing=False)
     return sorted(
@@ -52,7 +56,7 @@ def roles_of(admin_cloud, name):
 
 def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
     password = "p/@ ,%s?" % uuid.uuid4().hex
-    args = {"cloud": "local-admin", "name": fence_user, "password": password, "project": PROJECT}
+    args = module_args(fence_user, password)
 
     checked = run_module(MODULE, args, check=True)
     assert (
@@ -72,12 +76,7 @@ def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
 
 
 def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_user):
-    args = {
-        "cloud": "local-admin",
-        "name": fence_user,
-        "password": "first-" + uuid.uuid4().hex,
-        "project": PROJECT,
-    }
+    args = module_args(fence_user, "first-" + uuid.uuid4().hex)
     assert not run_module(MODULE, args).get("failed")
     user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
     project = admin_cloud.identity.find_project(PROJECT, ignore_missing=False)
@@ -98,12 +97,7 @@ def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_use
 def test_an_inherited_and_a_system_role_are_taken_from_it(admin_cloud, fence_user):
     """Issue 50: an inherited assignment crashed the module; a system role was taken as a
     domain role of domain None."""
-    args = {
-        "cloud": "local-admin",
-        "name": fence_user,
-        "password": "pw-" + uuid.uuid4().hex,
-        "project": PROJECT,
-    }
+    args = module_args(fence_user, "pw-" + uuid.uuid4().hex)
     assert not run_module(MODULE, args).get("failed")
     identity = admin_cloud.identity
     user = identity.find_user(fence_user, ignore_missing=False)
@@ -122,12 +116,7 @@ def test_an_inherited_and_a_system_role_are_taken_from_it(admin_cloud, fence_use
 
 
 def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fence_user):
-    args = {
-        "cloud": "local-admin",
-        "name": fence_user,
-        "password": "x-" + uuid.uuid4().hex,
-        "project": PROJECT,
-    }
+    args = module_args(fence_user, "x-" + uuid.uuid4().hex)
     assert not run_module(MODULE, args).get("failed")
 
     gone = run_module(MODULE, {"cloud": "local-admin", "name": fence_user, "state": "absent"})
@@ -147,12 +136,7 @@ def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fe
 def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user):
     """A root on a member that knew the password could make an application credential, an EC2
     credential or a trust with it: each outlives a new password, so the module revokes them."""
-    args = {
-        "cloud": "local-admin",
-        "name": fence_user,
-        "password": "pw-" + uuid.uuid4().hex,
-        "project": PROJECT,
-    }
+    args = module_args(fence_user, "pw-" + uuid.uuid4().hex)
     assert not run_module(MODULE, args).get("failed")
     thief = connect_as(admin_cloud, fence_user, args["password"])
     user_id, project_id = thief.current_user_id, thief.current_project_id
