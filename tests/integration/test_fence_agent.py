@@ -42,3 +42,19 @@ def test_only_a_server_deleted_in_the_fencing_users_project_counts_as_fenced(ser
     admin_nova = agent.compute_adapter("local-admin", clouds=str(paths.clouds_yaml()))
     assert agent.deleted_in_this_project(admin_nova, servers["foreign"]) is True
     assert agent.deleted_in_this_project(admin_nova, servers["gone"]) is False
+
+
+def test_a_reboot_fence_is_novas_hard_reboot_reported_done_by_the_compute_host(
+    servers, member_cloud
+):
+    agent = load_fence_agent()
+    nova = agent.compute_adapter("local-member", clouds=str(paths.clouds_yaml()))
+    code, said = agent.hard_reboot(nova, servers["live"])
+    assert code == 0, said
+    request = said.split("(request ")[1].split(")")[0]
+    action = member_cloud.compute.get_server_action(request, servers["live"])
+    assert action.action == "reboot"
+    assert any(e["event"] == agent.REBOOTED and e["result"] == "Success" for e in action.events)
+    # A server Nova no longer knows: no fence here; the deleted check decides (above).
+    assert agent.hard_reboot(nova, servers["gone"])[0] is None
+    assert agent.hard_reboot(nova, str(uuid.uuid4()))[0] is None

@@ -1,5 +1,7 @@
-"""clustered_fs's fence device (files/multiattach-fence-openstack): fence_openstack's answer
-passes through, and only its "Not Found" for a server this project deleted becomes "fenced"."""
+"""clustered_fs's fence device (files/multiattach-fence-openstack): a reboot is Nova's hard
+reboot, done when the compute host reports it; the delay is dlm.conf's as it is now; every
+other action is fence_openstack's answer, and only a "Not Found" for a server this project
+deleted becomes "fenced"."""
 
 import subprocess
 
@@ -7,17 +9,38 @@ import pytest
 from harness.fence_agent import load_fence_agent
 
 PLUG = "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c"
-STDIN = "action=reboot\ncloud=multiattach-fencing\nplug=%s\ndelay=15\n" % PLUG
+STDIN = "action=off\ncloud=multiattach-fencing\nplug=%s\ndelay=15\n" % PLUG
+REBOOT = STDIN.replace("action=off", "action=reboot")
+# The agent's stdin: the wrapper has waited the delay itself.
+PASSED = STDIN.replace("delay=15\n", "")
 NOT_FOUND = "2026-11-28 ERROR: Failed: Not Found: Instance could not be found. (HTTP 404)\n"
 
 
 agent = load_fence_agent()
+NO_CONF = "/nonexistent/dlm.conf"
+
+
+def fence(stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None):
+    """The wrapper's main with fakes: NOVA answers as the compute adapter (a callable for an
+    adapter that fails), sleeps are recorded in SLEPT and never taken."""
+    adapter_for = nova if callable(nova) and not isinstance(nova, Nova) else (lambda cloud: nova)
+    return agent.main(
+        [],
+        stdin,
+        run or fence_openstack(0)[0],
+        adapter_for,
+        log if log is not None else [].append,
+        (slept if slept is not None else []).append,
+        conf,
+    )
 
 
 class Response:
-    def __init__(self, status_code, body=None):
+    def __init__(self, status_code, body=None, headers=None):
         self.status_code = status_code
         self.body = body or {}
+        self.headers = headers or {}
+        self.text = str(self.body)
 
     def json(self):
         return self.body
@@ -33,9 +56,9 @@ class Nova:
     """A compute adapter: SERVER answers the server's GET, ACTIONS its os-instance-actions,
     DETAIL each action's events."""
 
-    def __init__(self, server, actions, detail=TERMINATED, project="p-ours"):
+    def __init__(self, server, actions, detail=TERMINATED, project="p-ours", rebooted=()):
         self.server, self.actions, self.detail, self.asked = server, actions, detail, []
-        self.project = project
+        self.project, self.rebooted, self.posted = project, list(rebooted), []
 
     def get_project_id(self):
         return self.project
@@ -44,7 +67,20 @@ class Nova:
         self.asked.append((url, headers))
         if url.endswith("/os-instance-actions"):
             return self.actions
+        if "/os-instance-actions/req-reboot" in url:
+            return (
+                self.reboot_progress.pop(0)
+                if len(self.reboot_progress) > 1
+                else self.reboot_progress[0]
+            )
         return self.detail if "/os-instance-actions/" in url else self.server
+
+    def post(self, url, json, raise_exc, headers=None):
+        """REBOOTED: the answers to the reboot, one per call (the last repeats)."""
+        self.posted.append((url, json))
+        return self.rebooted.pop(0) if len(self.rebooted) > 1 else self.rebooted[0]
+
+    reboot_progress = ()
 
 
 def fence_openstack(rc, out="", err=""):
@@ -69,13 +105,13 @@ DELETED = Response(
 
 
 def test_the_agents_answer_passes_through_and_nova_is_not_asked_again(capsys):
-    run, calls = fence_openstack(0, "Success: Rebooted\n")
+    run, calls = fence_openstack(0, "Success: Powered OFF\n")
     asked = []
-    assert agent.main([], STDIN, run, asked.append) == 0
-    assert calls == [([agent.AGENT], STDIN)] and asked == []
-    assert capsys.readouterr().out == "Success: Rebooted\n"
+    assert fence(STDIN, run, asked.append) == 0
+    assert calls == [([agent.AGENT], PASSED)] and asked == []
+    assert capsys.readouterr().out == "Success: Powered OFF\n"
     run, calls = fence_openstack(1, err="Failed: Unauthorized (HTTP 401)\n")
-    assert agent.main([], STDIN, run, asked.append) == 1
+    assert fence(STDIN, run, asked.append) == 1
     assert asked == [], "only Not Found is asked about"
 
 
@@ -83,19 +119,19 @@ def test_a_server_this_project_deleted_counts_as_fenced(capsys):
     run, unused = fence_openstack(1, err=NOT_FOUND)
     nova = Nova(Response(404), DELETED)
     logged = []
-    assert agent.main([], STDIN, run, lambda cloud: nova, logged.append) == 0
+    assert fence(STDIN, run, nova, logged.append) == 0
     assert "was deleted in this project" in capsys.readouterr().out
-    assert logged == [
+    assert logged[1:] == [
         "server %s was deleted in this project and terminated by its compute host: "
-        "it can write nothing more, so it counts as fenced (reboot)" % PLUG
+        "it can write nothing more, so it counts as fenced (off)" % PLUG
     ]
     version = {"OpenStack-API-Version": "compute 2.51"}
     assert nova.asked[1:] == [
         ("/servers/%s/os-instance-actions" % PLUG, version),
         ("/servers/%s/os-instance-actions/req-2" % PLUG, version),
     ]
-    status = STDIN.replace("action=reboot", "action=status")
-    assert agent.main([], status, run, lambda cloud: nova, logged.append) == agent.EXIT_OFF
+    status = STDIN.replace("action=off", "action=status")
+    assert fence(status, run, nova, logged.append) == agent.EXIT_OFF
     assert "Status: OFF" in capsys.readouterr().out
 
 
@@ -136,7 +172,7 @@ def test_a_server_this_project_deleted_counts_as_fenced(capsys):
 )
 def test_a_wrong_or_foreign_uuid_still_fails(server, actions):
     run, unused = fence_openstack(1, err=NOT_FOUND)
-    assert agent.main([], STDIN, run, lambda cloud: Nova(server, actions)) == 1
+    assert fence(STDIN, run, Nova(server, actions)) == 1
 
 
 @pytest.mark.parametrize(
@@ -149,18 +185,18 @@ def test_a_wrong_or_foreign_uuid_still_fails(server, actions):
 def test_a_delete_its_compute_host_did_not_carry_out_is_no_fence(events):
     run, unused = fence_openstack(1, err=NOT_FOUND)
     detail = Response(200, {"instanceAction": {"events": events}})
-    assert agent.main([], STDIN, run, lambda cloud: Nova(Response(404), DELETED, detail)) == 1
+    assert fence(STDIN, run, Nova(Response(404), DELETED, detail)) == 1
 
 
 def test_on_is_never_taken_for_done_and_a_failed_second_question_keeps_the_failure(capsys):
     run, unused = fence_openstack(1, err=NOT_FOUND)
     nova = Nova(Response(404), DELETED)
-    assert agent.main([], STDIN.replace("reboot", "on"), run, lambda cloud: nova) == 1
+    assert fence(STDIN.replace("action=off", "action=on"), run, nova) == 1
 
     def unreachable(cloud):
         raise OSError("Connection refused")
 
-    assert agent.main([], STDIN, run, unreachable) == 1
+    assert fence(STDIN, run, unreachable) == 1
     assert "cannot ask Nova again: Connection refused" in capsys.readouterr().err
 
 
@@ -168,3 +204,95 @@ def test_options_come_from_stdin_and_arguments():
     options = agent.options_of(["--cloud=c2", "--port=p2"], "# dlm\naction=off\nplug=p1\n")
     assert options == {"action": "off", "plug": "p1", "cloud": "c2", "port": "p2"}
     assert agent.options_of(["--port=p2"], "")["plug"] == "p2"
+
+
+def reboot_answer(status=202):
+    return Response(status, {}, {"x-openstack-request-id": "req-reboot"})
+
+
+def reboot_events(*results):
+    return Response(
+        200,
+        {
+            "instanceAction": {
+                "events": [{"event": "compute_reboot_instance", "result": r} for r in results]
+            }
+        },
+    )
+
+
+def test_a_reboot_is_novas_hard_reboot_done_when_its_compute_host_reports_it(capsys):
+    run, calls = fence_openstack(0)
+    nova = Nova(Response(200), DELETED, rebooted=[reboot_answer()])
+    nova.reboot_progress = [reboot_events(), reboot_events(None), reboot_events("Success")]
+    logged, slept = [], []
+    assert fence(REBOOT, run, nova, logged.append, slept=slept) == 0
+    assert calls == [], "fence_openstack's reboot is a clean stop: never used"
+    assert nova.posted == [("/servers/%s/action" % PLUG, {"reboot": {"type": "HARD"}})]
+    assert slept == [15, agent.REBOOT_POLL_SECONDS, agent.REBOOT_POLL_SECONDS]
+    assert "hard-rebooted by Nova (request req-reboot)" in capsys.readouterr().out
+    assert logged[-1].startswith("Success: server %s hard-rebooted" % PLUG)
+
+
+def test_a_reboot_waits_out_a_task_under_way_and_fails_on_a_failed_or_unreported_one(
+    monkeypatch, capsys
+):
+    nova = Nova(Response(200), DELETED, rebooted=[reboot_answer(409), reboot_answer()])
+    nova.reboot_progress = [reboot_events("Success")]
+    assert fence(REBOOT, nova=nova) == 0
+    assert len(nova.posted) == 2
+    nova = Nova(Response(200), DELETED, rebooted=[reboot_answer()])
+    nova.reboot_progress = [reboot_events("Error")]
+    assert fence(REBOOT, nova=nova) == 1
+    assert "failed the hard reboot" in capsys.readouterr().out
+    ticks = iter(range(0, 10000, 100))
+    monkeypatch.setattr(agent.time, "monotonic", lambda: next(ticks))
+    nova = Nova(Response(200), DELETED, rebooted=[reboot_answer()])
+    nova.reboot_progress = [reboot_events(None)]
+    assert agent.main([], REBOOT, None, lambda cloud: nova, [].append, [].append, NO_CONF) == 1
+    assert "did not report the hard reboot" in capsys.readouterr().out
+
+
+def test_a_refused_reboot_fails_named_and_a_missing_server_is_fenced_only_if_deleted_here(capsys):
+    nova = Nova(
+        Response(200), DELETED, rebooted=[Response(403, {"forbidden": "Policy doesn't allow"})]
+    )
+    assert fence(REBOOT, nova=nova) == 1
+    assert "refused the hard reboot of server %s (HTTP 403)" % PLUG in capsys.readouterr().out
+    nova = Nova(Response(404), DELETED, rebooted=[Response(404)])
+    assert fence(REBOOT, nova=nova) == 0
+    assert "counts as fenced (reboot)" in capsys.readouterr().out
+    never = Nova(Response(404), Response(404), rebooted=[Response(404)])
+    assert fence(REBOOT, nova=never) == 1
+
+    def unreachable(cloud):
+        raise OSError("Connection refused")
+
+    assert fence(REBOOT, nova=unreachable) == 1
+    assert "cannot ask Nova for the hard reboot" in capsys.readouterr().out
+
+
+def test_the_delay_is_dlm_confs_as_it_is_now(tmp_path):
+    conf = tmp_path / "dlm.conf"
+    other = "1b2c3d4e-0000-4000-8000-000000000001"
+    run, calls = fence_openstack(0)
+    # The member with the lowest node ID left: the line DLM read at start (delay=15) is stale.
+    conf.write_text(
+        "enable_fencing=1\ndevice os /usr/sbin/multiattach-fence-openstack cloud=c action=reboot\n"
+        "connect os node=2 plug=%s delay=20\nconnect os node=3 plug=%s\n" % (other, PLUG)
+    )
+    slept = []
+    assert fence(STDIN, run, conf=str(conf), slept=slept) == 0
+    assert slept == [] and calls == [([agent.AGENT], PASSED)]
+    assert fence(STDIN.replace(PLUG, other), run, conf=str(conf), slept=slept) == 0
+    assert slept == [20]
+    # No file, or a plug it no longer names: what DLM passed.
+    assert fence(STDIN, run, conf=str(tmp_path / "none"), slept=slept) == 0
+    assert slept == [20, 15]
+    assert agent.live_delay("gone", "7", str(conf)) == 7
+    assert agent.live_delay(PLUG, "x", str(tmp_path / "none")) == 0
+    # Status and on never wait.
+    assert (
+        fence(STDIN.replace("action=off", "action=status"), run, conf=str(conf), slept=slept) == 0
+    )
+    assert slept == [20, 15]
