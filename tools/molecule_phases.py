@@ -40,7 +40,7 @@ MARKED_TASKS = {
     "Wait for the filesystem after the reboot": "day 2: the whole cluster rebooted",
     "Wait until node-2 has recovered node-1's journal after the cut": "partition: until recovered",
     "Wait for node-1 to answer again": "partition: node-1 back",
-    "Delete or stop node-0's server through Nova": "lost member: killed",
+    "Delete node-0's server through Nova, or cut its power": "lost member: killed",
     "Wait until the cluster no longer counts node-0": "lost member: until recovered",
     "Run remove_node -vvv --diff -e node=db-0": "lost member: remove_node",
     "Wait until the replacement server is ACTIVE": "lost member: replacement joins",

@@ -5,7 +5,14 @@
     guests.py CLOUD delete KEY_NAME NAME...                   servers, then the key pair and
                                                               server group (KEY_NAME -: neither)
     guests.py CLOUD reboot NAME...                            hard reboot, wait for ACTIVE
-    guests.py CLOUD stop NAME...                              Nova's stop, wait for SHUTOFF
+    guests.py CLOUD cut NAME...                               the power cut: each server's
+                                                              domain destroyed on its host
+                                                              (libvirt), as a host crash does;
+                                                              wait until Nova shows it SHUTOFF
+                                                              or acted on since (a fence)
+    guests.py CLOUD shutdown-timeout NAME                     the image property that limits
+                                                              Nova's clean stop of the server
+                                                              (null: nova.conf's, 60 s default)
     guests.py CLOUD actions NAME                              the server's action log (Nova's
                                                               instance actions: who did what, when)
 
@@ -21,6 +28,7 @@ each server's id and address.
 import datetime
 import json
 import sys
+import time
 
 import openstack
 
@@ -102,15 +110,52 @@ def reboot(conn, names):
     return {"changed": True}
 
 
-def stop(conn, names):
-    """Nova's stop (os-stop): the guest image's os_shutdown_timeout of 0 makes it a power-off at
-    once, as a host failure would."""
+def cut(conn, names):
+    """Pull the plug on each server's domain behind Nova's back, as a dead host does (a stop
+    through Nova is a clean shutdown: a cluster member leaves on its way down, which is no
+    loss). Nova finds it off by itself (libvirt's lifecycle event) and shows it SHUTOFF, unless
+    someone acted on it first (a fence's hard reboot starts it again): either ends the wait."""
+    from local_cloud import libvirt_lab
+
     servers = [conn.compute.find_server(name, ignore_missing=False) for name in names]
+    cut_at = {}
     for server in servers:
-        conn.compute.stop_server(server)
-    for server in servers:
-        conn.compute.wait_for_server(server, status="SHUTOFF", wait=ACTIVE_SECONDS)
-    return {"changed": True}
+        cut_at[server.id] = datetime.datetime.now(datetime.timezone.utc).timestamp()
+        libvirt_lab.destroy(server.id)
+    deadline = time.monotonic() + ACTIVE_SECONDS
+    waiting = list(servers)
+    while waiting:
+        for server in list(waiting):
+            shown = conn.compute.get_server(server)
+            acted = [
+                action
+                for action in conn.compute.server_actions(server)
+                if action.user_id and started(action) >= cut_at[server.id]
+            ]
+            if (shown.status == "SHUTOFF" and not shown.task_state) or acted:
+                waiting.remove(server)
+        if waiting and time.monotonic() > deadline:
+            raise SystemExit(
+                "Nova shows %s neither SHUTOFF nor acted on %d s after the power cut"
+                % (", ".join(server.name for server in waiting), ACTIVE_SECONDS)
+            )
+        time.sleep(2 if waiting else 0)
+    return {"changed": True, "cut_at": cut_at}
+
+
+def shutdown_timeout(conn, name):
+    """The os_shutdown_timeout of the server's image (None: Nova's shutdown_timeout holds)."""
+    server = conn.compute.find_server(name, ignore_missing=False)
+    image = conn.image.get_image(server.image.id)
+    return {"changed": False, "os_shutdown_timeout": image.os_shutdown_timeout}
+
+
+def started(action):
+    return (
+        datetime.datetime.fromisoformat(action.start_time.replace("Z", "+00:00"))
+        .replace(tzinfo=datetime.timezone.utc)
+        .timestamp()
+    )
 
 
 def actions(conn, name):
@@ -133,9 +178,7 @@ def actions(conn, name):
             "action": action.action,
             "user_id": action.user_id,
             "user_name": user_name(action.user_id),
-            "start": datetime.datetime.fromisoformat(action.start_time.replace("Z", "+00:00"))
-            .replace(tzinfo=datetime.timezone.utc)
-            .timestamp(),
+            "start": started(action),
         }
         for action in conn.compute.server_actions(server)
     ]
@@ -143,7 +186,14 @@ def actions(conn, name):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("ensure", "delete", "reboot", "stop", "actions"):
+    if len(argv) < 3 or argv[1] not in (
+        "ensure",
+        "delete",
+        "reboot",
+        "cut",
+        "shutdown-timeout",
+        "actions",
+    ):
         raise SystemExit(__doc__)
     conn = openstack.connect(cloud=argv[0])
     if argv[1] == "ensure":
@@ -153,8 +203,10 @@ def main(argv):
         result = delete(conn, argv[3:], argv[2])
     elif argv[1] == "actions":
         result = actions(conn, argv[2])
-    elif argv[1] == "stop":
-        result = stop(conn, argv[2:])
+    elif argv[1] == "cut":
+        result = cut(conn, argv[2:])
+    elif argv[1] == "shutdown-timeout":
+        result = shutdown_timeout(conn, argv[2])
     else:
         result = reboot(conn, argv[2:])
     json.dump(result, sys.stdout)

@@ -57,6 +57,15 @@ def clean(conn):
             print("secret %s removed" % uuid)
 
 
+def destroy(uuid):
+    """Pull the plug on the domain UUID (a Nova server's ID)."""
+    conn = libvirt.open(URI)
+    try:
+        conn.lookupByUUIDString(uuid).destroy()
+    finally:
+        conn.close()
+
+
 def main(argv):
     try:
         conn = libvirt.open(URI)
