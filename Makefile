@@ -361,7 +361,8 @@ molecule-%:  ## the VM scenario with OCFS2 (molecule-ocfs2) or GFS2 (molecule-gf
 # destroys its guests and volume also when a step fails. MOLECULE_FS=gfs2 runs GFS2.
 # MOLECULE_LOST_MEMBER=true|false: whether day 2 loses a member for good (lost_member.yml);
 # empty, GFS2's run does and OCFS2's does not (make test's time). MOLECULE_LOST_HOW=deleted|stopped:
-# how it is lost (its server deleted or stopped through Nova); empty, GFS2's is deleted, OCFS2's stopped.
+# how it is lost (its server deleted through Nova, or its power cut on the host); empty, GFS2's is
+# deleted, OCFS2's stopped.
 MOLECULE_LOST_MEMBER ?=
 MOLECULE_LOST_HOW ?=
 # It runs with the newest ansible-core (.venv-newest: molecule, ansible-playbook and the Python of

@@ -259,24 +259,41 @@ def test_a_gfs2_ring_wait_without_a_limit_fails_naming_the_variable_before_the_d
 
 # Issue 50: timing values the stack would take but that undo the cluster's safety.
 @pytest.mark.parametrize(
-    "filesystem, variable, value, says",
+    "filesystem, variable, value, says, also",
     [
-        ("gfs2", "clustered_fs_fencing_delay", 0, "both sides fence each other"),
-        ("gfs2", "clustered_fs_fencing_delay", -3, "1 or more seconds"),
-        ("gfs2", "clustered_fs_corosync_token_ms", 0, "1000 ms or more"),
-        ("ocfs2", "clustered_fs_ocfs2_dead_threshold", 1, "3 or more"),
-        ("ocfs2", "clustered_fs_ocfs2_idle_timeout_ms", 2000, "more milliseconds than"),
-        ("ocfs2", "clustered_fs_ocfs2_reconnect_delay_ms", 0, "1 or more milliseconds"),
-        ("ocfs2", "clustered_fs_kernel_panic_seconds", 0, "kernel.panic 0"),
+        ("gfs2", "clustered_fs_fencing_delay", 0, "both sides fence each other", {}),
+        ("gfs2", "clustered_fs_fencing_delay", -3, "1 or more seconds", {}),
+        # Off is Nova's clean stop: the delay must outlast the shutdown it allows.
+        (
+            "gfs2",
+            "clustered_fs_fencing_delay",
+            15,
+            "more seconds than",
+            {"clustered_fs_fencing_action": "off"},
+        ),
+        (
+            "gfs2",
+            "clustered_fs_fencing_delay",
+            40,
+            "clustered_fs_fencing_shutdown_timeout (45",
+            {"clustered_fs_fencing_action": "off", "clustered_fs_fencing_shutdown_timeout": 45},
+        ),
+        ("gfs2", "clustered_fs_corosync_token_ms", 0, "1000 ms or more", {}),
+        ("ocfs2", "clustered_fs_ocfs2_dead_threshold", 1, "3 or more", {}),
+        ("ocfs2", "clustered_fs_ocfs2_idle_timeout_ms", 2000, "more milliseconds than", {}),
+        ("ocfs2", "clustered_fs_ocfs2_reconnect_delay_ms", 0, "1 or more milliseconds", {}),
+        ("ocfs2", "clustered_fs_kernel_panic_seconds", 0, "kernel.panic 0", {}),
     ],
 )
 def test_a_timing_that_undoes_the_clusters_safety_fails_naming_it_before_the_disk_is_touched(
-    inventory, loop_disk, filesystem, variable, value, says
+    inventory, loop_disk, filesystem, variable, value, says, also
 ):
     device, image = loop_disk()
     before = sha256(image)
 
-    result = run(inventory, device, extra_vars={"clustered_fs_type": filesystem, variable: value})
+    result = run(
+        inventory, device, extra_vars={"clustered_fs_type": filesystem, variable: value, **also}
+    )
 
     assert_clean_failure(result)
     assert "%s is '%s'" % (variable, value) in result.failure_message
