@@ -145,7 +145,8 @@ def cut(conn, names):
 
 def shutdown_timeout(conn, name):
     """The os_shutdown_timeout of the server's image (None: Nova's shutdown_timeout holds)."""
-    server = conn.compute.find_server(name, ignore_missing=False)
+    # An admin finds other projects' servers only when asking across projects.
+    server = conn.compute.find_server(name, ignore_missing=False, all_projects=True)
     image = conn.image.get_image(server.image.id)
     return {"changed": False, "os_shutdown_timeout": image.os_shutdown_timeout}
 
