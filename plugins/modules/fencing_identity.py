@@ -48,7 +48,11 @@ options:
     type: str
     default: Default
   role:
-    description: The one role the user has, on O(project).
+    description:
+      - The one role the user has, on O(project).
+      - C(admin), C(manager), C(service) and a role that implies one of them (Keystone's implied
+        roles, followed to their end) are refused before anything changes - every cluster node
+        holds the user's password.
     type: str
     default: member
   state:

@@ -160,3 +160,14 @@ def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user
     assert list(identity.credentials(user_id=user_id)) == []
     assert run_module(MODULE, args)["changed"] is False
     assert args["password"] not in str(checked) + str(revoked)
+
+
+@pytest.mark.parametrize("role", ["admin", "manager"])
+def test_a_role_stronger_than_member_is_refused_and_nothing_is_made(admin_cloud, fence_user, role):
+    if admin_cloud.identity.find_role(role, ignore_missing=True) is None:
+        pytest.skip("this Keystone has no %s role" % role)
+    password = "never-" + uuid.uuid4().hex
+    result = run_module(MODULE, dict(module_args(fence_user, password), role=role))
+    assert result.get("failed") and "role %r is stronger than fencing needs" % role in result["msg"]
+    assert admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None
+    assert password not in str(result)

@@ -278,6 +278,7 @@ def test_a_gfs2_ring_wait_without_a_limit_fails_naming_the_variable_before_the_d
             "clustered_fs_fencing_shutdown_timeout (45",
             {"clustered_fs_fencing_action": "off", "clustered_fs_fencing_shutdown_timeout": 45},
         ),
+        ("gfs2", "clustered_fs_fencing_role", "admin", "stronger than fencing needs", {}),
         ("gfs2", "clustered_fs_corosync_token_ms", 0, "1000 ms or more", {}),
         ("ocfs2", "clustered_fs_ocfs2_dead_threshold", 1, "3 or more", {}),
         ("ocfs2", "clustered_fs_ocfs2_idle_timeout_ms", 2000, "more milliseconds than", {}),

@@ -107,6 +107,36 @@ def _other_ways_in(identity, user):
     return sorted(found, key=lambda way: way[0])
 
 
+# Keystone's default roles that give more than a project member may do: every node holds the
+# fencing password, so root on any one of them would hold these rights too.
+TOO_STRONG = ("admin", "manager", "service")
+
+
+def refuse_a_role_too_strong(identity, role):
+    """Fail when ROLE is one of TOO_STRONG or implies one (Keystone's implied roles, followed
+    to their end): the fencing user must be able to fence and no more."""
+    seen, todo = {}, [role]
+    while todo:
+        current = todo.pop()
+        if current.id in seen:
+            continue
+        seen[current.id] = current
+        if current.name.lower() in TOO_STRONG:
+            how = "is" if current.id == role.id else "implies %r, which is" % current.name
+            raise ModuleFailure(
+                "role %r %s stronger than fencing needs: every cluster node holds the fencing "
+                "user's password, so root on any of them would hold it too. Use member (the "
+                "default), or a role your Nova policy grants server show, stop, start and "
+                "reboot alone" % (role.name, how)
+            )
+        response = identity.get("/roles/%s/implies" % current.id)
+        if response.status_code == 404:
+            continue
+        sdk_exceptions.raise_from_response(response)
+        for implied in response.json().get("role_inference", {}).get("implies", []):
+            todo.append(identity.get_role(implied["id"]))
+
+
 def _raise_unless_removed(response):
     """Raise Keystone's error for a DELETE that neither removed the assignment nor found it gone."""
     if response.status_code != 404:
@@ -137,6 +167,7 @@ class FencingIdentityChange(Change):
         identity = self.conn.identity
         project = _found(identity.find_project, "project", self.project, domain_id=domain.id)
         role = _found(identity.find_role, "role", self.role)
+        refuse_a_role_too_strong(identity, role)
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
         ways_in = other_ways_in(self.conn, user) if user else []

@@ -250,14 +250,42 @@ def test_a_volume_type_always_carries_multiattach_and_plans_each_spec_it_sets():
         type_change(conn, extra_specs={"multiattach": "False"}).plan(existing)
 
 
-def fencing_cloud(user=None, works=True, assignments=()):
+# Keystone's default roles and what each implies: admin > manager > member > reader.
+DEFAULT_ROLES = {
+    "r0": ("admin", ["r3"]),
+    "r3": ("manager", ["r1"]),
+    "r1": ("member", ["r2"]),
+    "r2": ("reader", []),
+    "r9": ("fencer", []),
+}
+
+
+def keystone_roles(roles):
+    """get_role and the raw GET of /roles/ID/implies over ROLES (ID: name, implied IDs)."""
+
+    def implies(url):
+        role_id = url.split("/")[2]
+        implied = [{"id": i} for i in roles[role_id][1]]
+        return SimpleNamespace(
+            status_code=200, json=lambda: {"role_inference": {"implies": implied}}
+        )
+
+    return dict(
+        get_role=lambda role_id: SimpleNamespace(id=role_id, name=roles[role_id][0]),
+        get=implies,
+    )
+
+
+def fencing_cloud(user=None, works=True, assignments=(), role="r1", roles=None):
     project = SimpleNamespace(id="p1", name="demo")
+    roles = roles or DEFAULT_ROLES
     conn = SimpleNamespace(
         identity=Recorder(
             find_domain=SimpleNamespace(id="d1"),
             find_user=user,
             find_project=project,
-            find_role=SimpleNamespace(id="r1", name="member"),
+            find_role=SimpleNamespace(id=role, name=roles[role][0]),
+            **keystone_roles(roles),
             role_assignments=[
                 SimpleNamespace(scope={kind: {"id": scope}}, role={"id": role})
                 for kind, scope, role in assignments
@@ -452,3 +480,34 @@ def test_a_volume_reports_cinders_read_only_flag_as_it_reads():
     assert volumes.describe_volume(a_volume(metadata={"readonly": "True"}))["read_only"] is True
     assert volumes.describe_volume(a_volume(metadata={"readonly": "False"}))["read_only"] is False
     assert volumes.describe_volume(a_volume())["read_only"] is False
+
+
+@pytest.mark.parametrize(
+    "role, roles, says",
+    [
+        ("r0", DEFAULT_ROLES, "role 'admin' is stronger than fencing needs"),
+        ("r3", DEFAULT_ROLES, "role 'manager' is stronger"),
+        # A role of the operator's that implies admin through another.
+        (
+            "r8",
+            dict(DEFAULT_ROLES, r8=("fence-plus", ["r7"]), r7=("ops", ["r0"])),
+            "role 'fence-plus' implies 'admin', which is stronger",
+        ),
+    ],
+)
+def test_a_fencing_role_stronger_than_a_member_is_refused_before_anything_changes(
+    role, roles, says
+):
+    conn, unused = fencing_cloud(role=role, roles=roles)
+    change = fencing_change(conn)
+    with pytest.raises(ModuleFailure, match=says):
+        change.plan(change.read())
+    assert conn.identity.calls == []
+
+
+@pytest.mark.parametrize("role", ["r1", "r9"])
+def test_member_and_a_role_that_implies_nothing_strong_are_taken(monkeypatch, role):
+    conn, unused = fencing_cloud(role=role)
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    change = fencing_change(conn)
+    assert change.plan(change.read()).says() == ["create user fence with its project role"]
