@@ -303,6 +303,37 @@ def test_a_timing_that_undoes_the_clusters_safety_fails_naming_it_before_the_dis
     assert sha256(image) == before
 
 
+@pytest.mark.parametrize("verify", [False, "no"])
+def test_fencing_without_tls_verification_is_refused_before_the_disk_is_touched(
+    inventory, loop_disk, verify
+):
+    device, image = loop_disk()
+    before = sha256(image)
+    cloud = {
+        "auth": {
+            "auth_url": "https://keystone.example:5000/v3",
+            "username": "u",
+            "password": "never-shown",
+        }
+    }
+
+    result = run(
+        inventory,
+        device,
+        extra_vars={
+            "clustered_fs_type": "gfs2",
+            "clustered_fs_fencing_cloud": dict(cloud, verify=verify),
+        },
+    )
+
+    assert_clean_failure(result)
+    assert "clustered_fs_fencing_cloud.verify is '%s'" % verify in result.failure_message
+    assert "without verifying its TLS certificate" in result.failure_message
+    assert "never-shown" not in result.completed.stdout + result.completed.stderr
+    assert not mkfs_results(result)
+    assert sha256(image) == before
+
+
 def test_clustered_fs_info_reads_a_real_disk_its_signature_and_the_mount_in_one_run(
     loop_disk, tmp_path
 ):

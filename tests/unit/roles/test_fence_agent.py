@@ -88,8 +88,10 @@ def fence_openstack(rc, out="", err=""):
 
     def run(argv, **options):
         calls.append((argv, options["input"]))
+        run.envs.append(options["env"])
         return subprocess.CompletedProcess(argv, rc, out, err)
 
+    run.envs = []
     return run, calls
 
 
@@ -109,6 +111,8 @@ def test_the_agents_answer_passes_through_and_nova_is_not_asked_again(capsys):
     asked = []
     assert fence(STDIN, run, asked.append) == 0
     assert calls == [([agent.AGENT], PASSED)] and asked == []
+    # Root's ~/.config/openstack/clouds.yaml never shadows the role's /etc/openstack entry.
+    assert run.envs[-1]["HOME"] == agent.AGENT_HOME and "PATH" in run.envs[-1]
     assert capsys.readouterr().out == "Success: Powered OFF\n"
     run, calls = fence_openstack(1, err="Failed: Unauthorized (HTTP 401)\n")
     assert fence(STDIN, run, asked.append) == 1
