@@ -55,6 +55,13 @@ options:
         holds the user's password.
     type: str
     default: member
+  cluster:
+    description:
+      - The identity of the cluster the user fences (the role gives the shared volume's ID),
+        recorded in the user's description. A user whose description names another cluster is
+        refused, naming both - two clusters never share a fencing identity. A user made without
+        one gets this one.
+    type: str
   state:
     description: Whether the user exists.
     type: str
@@ -96,6 +103,7 @@ class FencingIdentityModule(OpenStackModule):
         project=dict(type="str"),
         domain=dict(type="str", default="Default"),
         role=dict(type="str", default="member"),
+        cluster=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     module_kwargs = dict(required_if=[("state", "present", ("password", "project"))])

@@ -171,3 +171,24 @@ def test_a_role_stronger_than_member_is_refused_and_nothing_is_made(admin_cloud,
     assert result.get("failed") and "role %r is stronger than fencing needs" % role in result["msg"]
     assert admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None
     assert password not in str(result)
+
+
+def test_a_second_cluster_naming_the_user_is_refused_and_the_first_keeps_its_password(
+    admin_cloud, fence_user
+):
+    first_password = "first-" + uuid.uuid4().hex
+    made = run_module(MODULE, dict(module_args(fence_user, first_password), cluster="vol-a"))
+    assert made["changed"] and not made.get("failed"), made.get("msg")
+    user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
+    assert user.description.endswith("cluster vol-a")
+
+    for check in (True, False):
+        other = run_module(
+            MODULE,
+            dict(module_args(fence_user, "second-" + uuid.uuid4().hex), cluster="vol-b"),
+            check=check,
+        )
+        assert other.get("failed") and "already fences cluster vol-a, not vol-b" in other["msg"]
+    assert logs_in(admin_cloud, fence_user, first_password)
+    again = run_module(MODULE, dict(module_args(fence_user, first_password), cluster="vol-a"))
+    assert again["changed"] is False and not again.get("failed"), again

@@ -137,6 +137,21 @@ def refuse_a_role_too_strong(identity, role):
             todo.append(identity.get_role(implied["id"]))
 
 
+# The user's description names the cluster it fences (module option cluster: the shared
+# volume's ID), so a second cluster that names the same user is refused, not given it.
+FENCES = "multiattach.cloud: fences the servers of cluster "
+
+
+def describe(cluster):
+    return FENCES + cluster if cluster else "multiattach.cloud: fences the cluster's servers"
+
+
+def cluster_of(user):
+    """The cluster USER's description says it fences, or None (a user made without one)."""
+    description = (getattr(user, "description", None) or "") if user is not None else ""
+    return description[len(FENCES) :].strip() or None if description.startswith(FENCES) else None
+
+
 def _raise_unless_removed(response):
     """Raise Keystone's error for a DELETE that neither removed the assignment nor found it gone."""
     if response.status_code != 404:
@@ -146,8 +161,9 @@ def _raise_unless_removed(response):
 class FencingIdentityChange(Change):
     """The fencing user toward the module's options: one role on the project, no other."""
 
-    def __init__(self, conn, *, name, password, project, domain, role, state):
+    def __init__(self, conn, *, name, password, project, domain, role, state, cluster=None):
         self.conn = conn
+        self.cluster = cluster
         self.name = name
         self.password = password
         self.project = project
@@ -168,6 +184,15 @@ class FencingIdentityChange(Change):
         project = _found(identity.find_project, "project", self.project, domain_id=domain.id)
         role = _found(identity.find_role, "role", self.role)
         refuse_a_role_too_strong(identity, role)
+        fences = cluster_of(user)
+        if user is not None and self.cluster and fences and fences != self.cluster:
+            raise ModuleFailure(
+                "user %s already fences cluster %s, not %s: two clusters must never share a "
+                "fencing identity (a converge of one would give it a new password and the other's "
+                "fencing would fail). Give this cluster a user of its own "
+                "(clustered_fs_fencing_user, or another clustered_fs_cluster_name)"
+                % (self.name, fences, self.cluster)
+            )
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None
         ways_in = other_ways_in(self.conn, user) if user else []
@@ -183,6 +208,13 @@ class FencingIdentityChange(Change):
             role=role.name,
         )
         steps = []
+        if user is not None and self.cluster and not fences:
+            steps.append(
+                Step(
+                    "record that %s fences cluster %s" % (self.name, self.cluster),
+                    lambda: identity.update_user(user, description=describe(self.cluster)),
+                )
+            )
         if user is None:
             steps.append(
                 Step(
@@ -245,7 +277,7 @@ class FencingIdentityChange(Change):
             password=self.password,
             default_project_id=project.id,
             enabled=True,
-            description="multiattach.cloud: fences the cluster's servers",
+            description=describe(self.cluster),
         )
         identity.assign_project_role_to_user(project.id, user, role.id)
         return user.id

@@ -511,3 +511,37 @@ def test_member_and_a_role_that_implies_nothing_strong_are_taken(monkeypatch, ro
     monkeypatch.setattr(identity, "password_works", lambda *args: True)
     change = fencing_change(conn)
     assert change.plan(change.read()).says() == ["create user fence with its project role"]
+
+
+def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_claimed(monkeypatch):
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    theirs = SimpleNamespace(
+        id="u1", default_project_id="p1", description=identity.describe("vol-a")
+    )
+    conn, unused = fencing_cloud(user=theirs, assignments=[("project", "p1", "r1")])
+    change = FencingIdentityChange(
+        conn,
+        name="fence",
+        password="pw",
+        project="demo",
+        domain="Default",
+        role="member",
+        state="present",
+        cluster="vol-b",
+    )
+    with pytest.raises(ModuleFailure, match="already fences cluster vol-a, not vol-b"):
+        change.plan(change.read())
+    assert conn.identity.calls == []
+    # Its own cluster: nothing to do.
+    change.cluster = "vol-a"
+    assert change.plan(change.read()).says() == []
+    # Made before users named their cluster: this cluster claims it.
+    older = SimpleNamespace(
+        id="u1",
+        default_project_id="p1",
+        description="multiattach.cloud: fences the cluster's servers",
+    )
+    conn, unused = fencing_cloud(user=older, assignments=[("project", "p1", "r1")])
+    change.conn = conn
+    change.cluster = "vol-b"
+    assert change.plan(change.read()).says() == ["record that fence fences cluster vol-b"]
