@@ -58,3 +58,10 @@ def test_a_reboot_fence_is_novas_hard_reboot_reported_done_by_the_compute_host(
     # A server Nova no longer knows: no fence here; the deleted check decides (above).
     assert agent.hard_reboot(nova, servers["gone"])[0] is None
     assert agent.hard_reboot(nova, str(uuid.uuid4()))[0] is None
+
+
+def test_a_status_reads_the_server_and_its_actions_as_the_fence_does(servers):
+    agent = load_fence_agent()
+    nova = agent.compute_adapter("local-member", clouds=str(paths.clouds_yaml()))
+    assert agent.fence_path_fails(nova, servers["live"]) is None
+    assert "Nova answers 404 for the server" in agent.fence_path_fails(nova, servers["gone"])

@@ -185,13 +185,18 @@ class FencingIdentityChange(Change):
         role = _found(identity.find_role, "role", self.role)
         refuse_a_role_too_strong(identity, role)
         fences = cluster_of(user)
-        if user is not None and self.cluster and fences and fences != self.cluster:
+        if user is not None and fences and fences != self.cluster:
             raise ModuleFailure(
                 "user %s already fences cluster %s, not %s: two clusters must never share a "
                 "fencing identity (a converge of one would give it a new password and the other's "
                 "fencing would fail). Give this cluster a user of its own "
                 "(clustered_fs_fencing_user, or another clustered_fs_cluster_name)"
-                % (self.name, fences, self.cluster)
+                % (
+                    self.name,
+                    fences,
+                    self.cluster
+                    or "this one (named by its device alone: give clustered_fs_volume_id)",
+                )
             )
         wanted = [["project", project.id, role.id]]
         before = assignments_of(self.conn, user) if user else None

@@ -297,6 +297,55 @@ def test_the_delay_is_dlm_confs_as_it_is_now(tmp_path):
     assert agent.live_delay(PLUG, "x", str(tmp_path / "none")) == 0
     # Status and on never wait.
     assert (
-        fence(STDIN.replace("action=off", "action=status"), run, conf=str(conf), slept=slept) == 0
+        fence(
+            STDIN.replace("action=off", "action=status"),
+            run,
+            Nova(Response(200), Response(200)),
+            conf=str(conf),
+            slept=slept,
+        )
+        == 0
     )
     assert slept == [20, 15]
+
+
+def test_novas_own_request_header_is_followed_and_none_fails_at_once(capsys):
+    nova = Nova(
+        Response(200),
+        DELETED,
+        rebooted=[
+            Response(
+                202, {}, {"x-compute-request-id": "req-reboot", "x-openstack-request-id": "req-gw"}
+            )
+        ],
+    )
+    nova.reboot_progress = [reboot_events("Success")]
+    assert fence(REBOOT, nova=nova) == 0
+    slept = []
+    nova = Nova(Response(200), DELETED, rebooted=[Response(202)])
+    assert fence(REBOOT, nova=nova, slept=slept) == 1
+    assert "named no request" in capsys.readouterr().out
+    assert slept == [15], "no wait for a request that cannot be followed"
+
+
+def test_a_garbled_delay_in_dlm_conf_keeps_what_dlm_passed(tmp_path):
+    conf = tmp_path / "dlm.conf"
+    conf.write_text("connect os node=3 plug=%s delay=15s\n" % PLUG)
+    assert agent.live_delay(PLUG, "15", str(conf)) == 15
+
+
+def test_a_status_also_reads_what_the_fence_itself_needs(capsys):
+    status = STDIN.replace("action=off", "action=status")
+    run, unused = fence_openstack(0, "Status: ON\n")
+    assert fence(status, run, Nova(Response(200), Response(200))) == 0
+    # A policy that hides the instance actions: every hard reboot would wait out its deadline.
+    assert fence(status, run, Nova(Response(200), Response(403))) == 1
+    assert "Nova answers 403 for its instance actions" in capsys.readouterr().out
+    # A cloud older than compute API 2.51.
+    assert fence(status, run, Nova(Response(406), Response(200))) == 1
+
+    def unreachable(cloud):
+        raise OSError("Connection refused")
+
+    assert fence(status, run, unreachable) == 1
+    assert "cannot reach Nova as the wrapper does: OSError" in capsys.readouterr().out

@@ -532,6 +532,10 @@ def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_cl
     with pytest.raises(ModuleFailure, match="already fences cluster vol-a, not vol-b"):
         change.plan(change.read())
     assert conn.identity.calls == []
+    # A cluster named by its device alone cannot show it is vol-a: refused too.
+    change.cluster = None
+    with pytest.raises(ModuleFailure, match="already fences cluster vol-a, not this one"):
+        change.plan(change.read())
     # Its own cluster: nothing to do.
     change.cluster = "vol-a"
     assert change.plan(change.read()).says() == []
