@@ -303,7 +303,7 @@ def test_a_timing_that_undoes_the_clusters_safety_fails_naming_it_before_the_dis
     assert sha256(image) == before
 
 
-@pytest.mark.parametrize("verify", [False, "no"])
+@pytest.mark.parametrize("verify", [False, "no", "yes"])
 def test_fencing_without_tls_verification_is_refused_before_the_disk_is_touched(
     inventory, loop_disk, verify
 ):

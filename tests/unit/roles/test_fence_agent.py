@@ -201,7 +201,7 @@ def test_on_is_never_taken_for_done_and_a_failed_second_question_keeps_the_failu
         raise OSError("Connection refused")
 
     assert fence(STDIN, run, unreachable) == 1
-    assert "cannot ask Nova again: Connection refused" in capsys.readouterr().err
+    assert "cannot ask Nova again: OSError: Connection refused" in capsys.readouterr().err
 
 
 def test_options_come_from_stdin_and_arguments():
@@ -349,3 +349,14 @@ def test_a_status_also_reads_what_the_fence_itself_needs(capsys):
 
     assert fence(status, run, unreachable) == 1
     assert "cannot reach Nova as the wrapper does: OSError" in capsys.readouterr().out
+
+
+def test_a_broken_clouds_yaml_is_named_without_its_lines(capsys):
+    import yaml
+
+    def broken(cloud):
+        raise yaml.YAMLError("while scanning\n  password: s3cret:x")
+
+    assert fence(REBOOT, nova=broken) == 1
+    out = capsys.readouterr().out
+    assert "YAMLError in /etc/openstack/clouds.yaml" in out and "s3cret" not in out
