@@ -190,12 +190,15 @@ class FencingIdentityChange(Change):
                 "user %s already fences cluster %s, not %s: two clusters must never share a "
                 "fencing identity (a converge of one would give it a new password and the other's "
                 "fencing would fail). Give this cluster a user of its own "
-                "(clustered_fs_fencing_user, or another clustered_fs_cluster_name)"
+                "(clustered_fs_fencing_user, or another clustered_fs_cluster_name); if cluster "
+                "%s is gone for good, delete user %s first"
                 % (
                     self.name,
                     fences,
                     self.cluster
                     or "this one (named by its device alone: give clustered_fs_volume_id)",
+                    fences,
+                    self.name,
                 )
             )
         wanted = [["project", project.id, role.id]]
