@@ -298,7 +298,7 @@ def fencing_cloud(user=None, works=True, assignments=(), role="r1", roles=None):
     return conn, works
 
 
-def fencing_change(conn):
+def fencing_change(conn, cluster=None):
     return FencingIdentityChange(
         conn,
         name="fence",
@@ -307,6 +307,7 @@ def fencing_change(conn):
         domain="Default",
         role="member",
         state="present",
+        cluster=cluster,
     )
 
 
@@ -519,16 +520,7 @@ def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_cl
         id="u1", default_project_id="p1", description=identity.describe("vol-a")
     )
     conn, unused = fencing_cloud(user=theirs, assignments=[("project", "p1", "r1")])
-    change = FencingIdentityChange(
-        conn,
-        name="fence",
-        password="pw",
-        project="demo",
-        domain="Default",
-        role="member",
-        state="present",
-        cluster="vol-b",
-    )
+    change = fencing_change(conn, cluster="vol-b")
     with pytest.raises(ModuleFailure, match="already fences cluster vol-a, not vol-b"):
         change.plan(change.read())
     assert conn.identity.calls == []
