@@ -10,19 +10,27 @@ module: fencing_identity
 short_description: The Keystone user a cluster's nodes fence each other's servers with
 version_added: 0.1.0
 description:
-  - Makes (or removes) one Keystone user for one cluster, with one role (default C(member)) on the
-    project that holds the cluster's servers and no other role anywhere - an assignment it finds
-    besides that one is taken away. The cluster filesystem's fence agent (C(fence_openstack)) logs
-    in as this user to read a lost node's server and stop or hard-reboot it through Nova.
-  - Within Keystone's default roles, C(member) is the least that may stop or reboot a project's
-    servers (Nova's C(os_compute_api:servers:stop) and C(os_compute_api:servers:reboot)); a cloud
-    whose Nova policy grants those to a narrower role names it in O(role).
+  - Makes (or removes) one Keystone user for one cluster, with one role (default
+    C(multiattach_fencer)) on the project that holds the cluster's servers and no other role
+    anywhere - an assignment it finds besides that one is taken away, inherited and system-scope
+    ones included. The cluster filesystem's fence agent (C(fence_openstack), through the role
+    R(multiattach.cloud.clustered_fs,ansible_collections.multiattach.cloud.clustered_fs_role)'s
+    wrapper) logs in as this user to read a lost node's server and hard-reboot it through Nova.
+  - O(role) is a role of its own, made when Keystone has none of that name. The policy that
+    R(multiattach.cloud.fencing_policy,ansible_collections.multiattach.cloud.fencing_policy_role)
+    writes on the Nova and Keystone API hosts gives it what a fence calls (server show, stop, start,
+    reboot, instance actions) and refuses it application credentials, trusts and credentials;
+    Nova's, Cinder's and Glance's default rules give it nothing else. Keystone's default roles
+    (C(admin), C(manager), C(member), C(reader), C(service)) and a role that implies another are
+    refused before anything changes - a user holding one could delete, rebuild or snapshot the
+    project's servers and delete or transfer its volumes.
   - The password is the user's only way in - an application credential, a credential (EC2 and
     others) or a trust that the user holds or gave is revoked, as each would outlive a new
     password (a root on a member that knew the password could have made one).
   - The password is checked by authenticating with it; a run with the same password changes
     nothing. It is never returned, logged or shown in a diff.
-  - Needs credentials that may manage users and role assignments in O(domain) (Keystone's admin).
+  - Needs credentials that may manage users, roles and role assignments in O(domain) (Keystone's
+    admin).
 author:
   - multiattach.cloud developers (@multiattach)
 seealso:
@@ -49,12 +57,11 @@ options:
     default: Default
   role:
     description:
-      - The one role the user has, on O(project).
-      - C(admin), C(manager), C(service) and a role that implies one of them (Keystone's implied
-        roles, followed to their end) are refused before anything changes - every cluster node
-        holds the user's password.
+      - The one role the user has, on O(project); made when missing.
+      - Keystone's default roles and a role that implies another are refused before anything
+        changes - every cluster node holds the user's password.
     type: str
-    default: member
+    default: multiattach_fencer
   cluster:
     description:
       - The identity of the cluster the user fences (the role gives the shared volume's ID),
@@ -62,6 +69,15 @@ options:
         refused, naming both - two clusters never share a fencing identity. A user made without
         one gets this one.
     type: str
+  holders:
+    description:
+      - The Nova UUIDs of the servers that hold the user's password after this run (the role gives
+        the members'), recorded in the user's description next to O(cluster). A later run reads
+        them back (RV(holders_recorded)) and renews the password when one of them is no longer a
+        member, whichever way it left.
+      - Omitted, the record is left as it is.
+    type: list
+    elements: str
   state:
     description: Whether the user exists.
     type: str
@@ -85,7 +101,16 @@ identity:
   returned: always
   type: dict
   sample: {"user_id": "4f0c9c2e8b5b4c4c9f4b1d7c2a7e9f10", "name": "multiattach-fence-db", "domain_id": "default",
-           "project_id": "8d1e5c3b2a7f4e0c9b6a5d4c3b2a1f0e", "project_name": "db-servers", "role": "member"}
+           "project_id": "8d1e5c3b2a7f4e0c9b6a5d4c3b2a1f0e", "project_name": "db-servers", "role": "multiattach_fencer",
+           "holders": ["0b6f1a3e-5c2d-4e8f-9a7b-1c2d3e4f5a6b", "6e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"]}
+holders_recorded:
+  description:
+    - The servers the user's record named before this run (sorted Nova UUIDs); null when it names
+      none (no user yet, or a user made before the record or by someone else).
+  returned: always
+  type: list
+  elements: str
+  sample: ["0b6f1a3e-5c2d-4e8f-9a7b-1c2d3e4f5a6b"]
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import (
@@ -102,8 +127,9 @@ class FencingIdentityModule(OpenStackModule):
         password=dict(type="str", no_log=True),
         project=dict(type="str"),
         domain=dict(type="str", default="Default"),
-        role=dict(type="str", default="member"),
+        role=dict(type="str", default="multiattach_fencer"),
         cluster=dict(type="str"),
+        holders=dict(type="list", elements="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     module_kwargs = dict(required_if=[("state", "present", ("password", "project"))])

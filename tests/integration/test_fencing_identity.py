@@ -1,5 +1,6 @@
 """multiattach.cloud.fencing_identity against the local cloud's Keystone: one user per cluster,
-one role on the servers' project, nothing else, the password checked by logging in with it."""
+one role of its own (multiattach_fencer) on the servers' project, nothing else, the password
+checked by logging in with it; Keystone's default roles refused."""
 
 import uuid
 
@@ -69,8 +70,8 @@ def test_made_once_logs_in_and_a_rerun_changes_nothing(admin_cloud, fence_user):
 
     assert first["changed"] is True and not first.get("failed"), first.get("msg")
     assert second["changed"] is False, second
-    member = admin_cloud.identity.find_role("member", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", member.id)]
+    fencer = admin_cloud.identity.find_role("multiattach_fencer", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)]
     assert logs_in(admin_cloud, fence_user, password)
     assert password not in str(first) + str(second)
 
@@ -87,8 +88,8 @@ def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_use
     again = run_module(MODULE, dict(args, password="second-" + uuid.uuid4().hex), diff=True)
 
     assert again["changed"] is True, again
-    member = admin_cloud.identity.find_role("member", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", member.id)], (
+    fencer = admin_cloud.identity.find_role("multiattach_fencer", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)], (
         "the admin role is taken away"
     )
     assert not logs_in(admin_cloud, fence_user, args["password"])
@@ -110,8 +111,8 @@ def test_an_inherited_and_a_system_role_are_taken_from_it(admin_cloud, fence_use
     again = run_module(MODULE, args, diff=True)
 
     assert again["changed"] is True and not again.get("failed"), again.get("msg")
-    member = identity.find_role("member", ignore_missing=False)
-    assert roles_of(admin_cloud, fence_user) == [("project", member.id)]
+    fencer = identity.find_role("multiattach_fencer", ignore_missing=False)
+    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)]
     assert run_module(MODULE, args)["changed"] is False
 
 
@@ -134,10 +135,19 @@ def test_absent_removes_the_user_and_bad_input_names_the_problem(admin_cloud, fe
 
 
 def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user):
-    """A root on a member that knew the password could make an application credential, an EC2
-    credential or a trust with it: each outlives a new password, so the module revokes them."""
+    """A user made when fencing users held member (before fencing_policy kept its role out of
+    Keystone's create rules), or on a cloud without that policy, may have made an application
+    credential or an EC2 credential with its password: each outlives a new password, so the
+    module revokes them and gives back its own role."""
     args = module_args(fence_user, "pw-" + uuid.uuid4().hex)
     assert not run_module(MODULE, args).get("failed")
+    identity = admin_cloud.identity
+    user = identity.find_user(fence_user, ignore_missing=False)
+    project = identity.find_project(PROJECT, ignore_missing=False)
+    fencer = identity.find_role("multiattach_fencer", ignore_missing=False)
+    member = identity.find_role("member", ignore_missing=False)
+    identity.assign_project_role_to_user(project, user, member)
+    identity.unassign_project_role_from_user(project, user, fencer)
     thief = connect_as(admin_cloud, fence_user, args["password"])
     user_id, project_id = thief.current_user_id, thief.current_project_id
     thief.identity.create_application_credential(user_id, name="kept-" + uuid.uuid4().hex[:6])
@@ -147,7 +157,6 @@ def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user
         project_id=project_id,
         blob='{"access": "%s", "secret": "s"}' % uuid.uuid4().hex,
     )
-    identity = admin_cloud.identity
     assert len(list(identity.application_credentials(user_id))) == 1
     assert len(list(identity.credentials(user_id=user_id))) == 1
 
@@ -158,17 +167,18 @@ def test_what_the_user_made_with_its_password_is_revoked(admin_cloud, fence_user
     assert revoked["changed"] is True and not revoked.get("failed"), revoked.get("msg")
     assert list(identity.application_credentials(user_id)) == []
     assert list(identity.credentials(user_id=user_id)) == []
+    assert roles_of(admin_cloud, fence_user) == [("project", fencer.id)]
     assert run_module(MODULE, args)["changed"] is False
     assert args["password"] not in str(checked) + str(revoked)
 
 
-@pytest.mark.parametrize("role", ["admin", "manager"])
-def test_a_role_stronger_than_member_is_refused_and_nothing_is_made(admin_cloud, fence_user, role):
-    if admin_cloud.identity.find_role(role, ignore_missing=True) is None:
-        pytest.skip("this Keystone has no %s role" % role)
+@pytest.mark.parametrize("role", ["admin", "member", "reader"])
+def test_a_default_role_is_refused_and_nothing_is_made(admin_cloud, fence_user, role):
     password = "never-" + uuid.uuid4().hex
     result = run_module(MODULE, dict(module_args(fence_user, password), role=role))
-    assert result.get("failed") and "role %r is stronger than fencing needs" % role in result["msg"]
+    assert result.get("failed"), result
+    assert "role %r is one of Keystone's default roles" % role in result["msg"]
+    assert "multiattach_fencer" in result["msg"]
     assert admin_cloud.identity.find_user(fence_user, ignore_missing=True) is None
     assert password not in str(result)
 
@@ -192,3 +202,42 @@ def test_a_second_cluster_naming_the_user_is_refused_and_the_first_keeps_its_pas
     assert logs_in(admin_cloud, fence_user, first_password)
     again = run_module(MODULE, dict(module_args(fence_user, first_password), cluster="vol-a"))
     assert again["changed"] is False and not again.get("failed"), again
+
+
+def token_answer(admin_cloud, token):
+    """Keystone's answer (HTTP status) to validating TOKEN."""
+    return admin_cloud.identity.get(
+        "/auth/tokens", headers={"X-Subject-Token": token}, raise_exc=False
+    ).status_code
+
+
+def test_the_holders_are_recorded_and_a_new_password_ends_what_the_old_one_got(
+    admin_cloud, fence_user
+):
+    """Issue 50 point 2: Keystone keeps which servers held the password, so a later run can tell
+    one is gone; and a renewal leaves nothing the old password got (a token) working."""
+    args = dict(module_args(fence_user, "pw-" + uuid.uuid4().hex), cluster="vol-it-holders")
+    made = run_module(MODULE, dict(args, holders=["server-b", "server-a"]))
+    assert not made.get("failed"), made.get("msg")
+    assert made["holders_recorded"] is None and made["identity"]["holders"] == [
+        "server-a",
+        "server-b",
+    ]
+
+    # A later run (check mode, as the role's pre-check) reads them back.
+    read = run_module(MODULE, dict(args, holders=["server-b"]), check=True, diff=True)
+    assert read["holders_recorded"] == ["server-a", "server-b"] and read["changed"] is True
+    assert read["diff"]["before"]["holders"] == ["server-a", "server-b"]
+    assert run_module(MODULE, dict(args, holders=["server-a", "server-b"]))["changed"] is False
+
+    # What whoever left may have kept: a token got with the old password.
+    old_token = connect_as(admin_cloud, fence_user, args["password"]).auth_token
+    assert token_answer(admin_cloud, old_token) == 200
+    renewed = run_module(
+        MODULE, dict(args, password="pw2-" + uuid.uuid4().hex, holders=["server-b"])
+    )
+    assert renewed["changed"] is True and not renewed.get("failed"), renewed.get("msg")
+    assert token_answer(admin_cloud, old_token) == 404
+    assert not logs_in(admin_cloud, fence_user, args["password"])
+    user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
+    assert user.description.endswith("password held by servers server-b")

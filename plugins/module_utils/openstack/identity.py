@@ -4,8 +4,11 @@
 """The Keystone identity a cluster's nodes fence each other with (module fencing_identity).
 
 One user per cluster, with one role on the project that holds the cluster's servers and no
-other role anywhere: what the fence agent needs (read a server, stop or hard-reboot it) and,
-within Keystone's roles, nothing more. Its password is its only way in: an application
+other role anywhere. That role is one of its own (multiattach_fencer by default, made here when
+missing), never one of Keystone's default roles nor one that implies another: the policy the
+role fencing_policy writes lets it read a server, stop, start or reboot it and read its actions
+in Nova, and refuses it application credentials, trusts and credentials in Keystone; Nova's,
+Cinder's and Glance's defaults give it nothing else. Its password is its only way in: an application
 credential, a credential (EC2 and others) or a trust that it holds or gave is revoked (each
 would outlive a new password). Its password is checked by authenticating with it, so a run
 with the same password changes nothing and is never shown.
@@ -107,49 +110,88 @@ def _other_ways_in(identity, user):
     return sorted(found, key=lambda way: way[0])
 
 
-# Keystone's default roles that give more than a project member may do: every node holds the
-# fencing password, so root on any one of them would hold these rights too.
-TOO_STRONG = ("admin", "manager", "service")
+# Keystone's default roles: each holds a fence's rights already, and far more (every node holds
+# the fencing password, so root on any one of them would hold these rights too).
+DEFAULT_ROLES = ("admin", "manager", "member", "reader", "service")
+OWN_ROLE = "multiattach_fencer"
+ROLE_DESCRIPTION = "multiattach.cloud: fences a cluster's servers, nothing else"
 
 
-def refuse_a_role_too_strong(identity, role):
-    """Fail when ROLE is one of TOO_STRONG or implies one (Keystone's implied roles, followed
-    to their end): the fencing user must be able to fence and no more."""
-    seen, todo = {}, [role]
-    while todo:
-        current = todo.pop()
-        if current.id in seen:
-            continue
-        seen[current.id] = current
-        if current.name.lower() in TOO_STRONG:
-            how = "is" if current.id == role.id else "implies %r, which is" % current.name
+def implied_by(identity, role):
+    """The names of the roles ROLE implies (Keystone's implied roles), sorted."""
+    response = identity.get("/roles/%s/implies" % role.id)
+    if response.status_code == 404:
+        return []
+    sdk_exceptions.raise_from_response(response)
+    implies = (response.json().get("role_inference") or {}).get("implies") or []
+    return sorted(implied.get("name") or implied.get("id") for implied in implies)
+
+
+def fencing_role(identity, name):
+    """The role NAME, or None when Keystone has none yet; refused when it is one of Keystone's
+    default roles or implies another."""
+    if name.lower() in DEFAULT_ROLES:
+        raise ModuleFailure(
+            "role %r is one of Keystone's default roles, which may do far more than fence (delete, "
+            "rebuild or snapshot servers, delete or transfer volumes, make application "
+            "credentials): every cluster node holds the fencing user's password. Give a role of "
+            "its own (default %s) and run the role multiattach.cloud.fencing_policy on the Nova "
+            "and Keystone API hosts, which lets it read, stop, start and reboot the project's "
+            "servers and nothing else" % (name, OWN_ROLE)
+        )
+    role = identity.find_role(name, ignore_missing=True)
+    if role is not None:
+        implied = implied_by(identity, role)
+        if implied:
             raise ModuleFailure(
-                "role %r %s stronger than fencing needs: every cluster node holds the fencing "
-                "user's password, so root on any of them would hold it too. Use member (the "
-                "default), or a role your Nova policy grants server show, stop, start and "
-                "reboot alone" % (role.name, how)
+                "role %r implies %s in Keystone: a fencing user holding it holds those too. Give a "
+                "role that implies nothing (default %s)" % (name, ", ".join(implied), OWN_ROLE)
             )
-        response = identity.get("/roles/%s/implies" % current.id)
-        if response.status_code == 404:
-            continue
-        sdk_exceptions.raise_from_response(response)
-        for implied in response.json().get("role_inference", {}).get("implies", []):
-            todo.append(identity.get_role(implied["id"]))
+    return role
+
+
+class _NewRole:
+    """A role this run makes: its ID once made."""
+
+    def __init__(self, name):
+        self.name = name
+        self.id = None
+
+    def create(self, identity):
+        self.id = identity.create_role(name=self.name, description=ROLE_DESCRIPTION).id
 
 
 # The user's description names the cluster it fences (module option cluster: the shared
-# volume's ID), so a second cluster that names the same user is refused, not given it.
+# volume's ID), so a second cluster that names the same user is refused, not given it; and the
+# servers that hold its password (option holders), so that a later run can tell that one of them
+# is gone, whichever way it went, and renew the password.
 FENCES = "multiattach.cloud: fences the servers of cluster "
+UNNAMED = "multiattach.cloud: fences the cluster's servers"
+HELD = "; password held by servers "
 
 
-def describe(cluster):
-    return FENCES + cluster if cluster else "multiattach.cloud: fences the cluster's servers"
+def describe(cluster, holders=None):
+    described = FENCES + cluster if cluster else UNNAMED
+    return described if holders is None else described + HELD + " ".join(sorted(set(holders)))
+
+
+def _description(user):
+    return (getattr(user, "description", None) or "") if user is not None else ""
 
 
 def cluster_of(user):
     """The cluster USER's description says it fences, or None (a user made without one)."""
-    description = (getattr(user, "description", None) or "") if user is not None else ""
+    description = _description(user).split(HELD, 1)[0]
     return description[len(FENCES) :].strip() or None if description.startswith(FENCES) else None
+
+
+def holders_of(user):
+    """The servers USER's description says hold its password (sorted), or None when it records
+    none (a user made before the record, or by someone else)."""
+    description = _description(user)
+    if HELD not in description or not description.startswith((FENCES, UNNAMED)):
+        return None
+    return sorted(description.split(HELD, 1)[1].split())
 
 
 def _raise_unless_removed(response):
@@ -161,9 +203,12 @@ def _raise_unless_removed(response):
 class FencingIdentityChange(Change):
     """The fencing user toward the module's options: one role on the project, no other."""
 
-    def __init__(self, conn, *, name, password, project, domain, role, state, cluster=None):
+    def __init__(
+        self, conn, *, name, password, project, domain, role, state, cluster=None, holders=None
+    ):
         self.conn = conn
         self.cluster = cluster
+        self.holders = holders
         self.name = name
         self.password = password
         self.project = project
@@ -182,8 +227,7 @@ class FencingIdentityChange(Change):
             return self.plan_absent(user)
         identity = self.conn.identity
         project = _found(identity.find_project, "project", self.project, domain_id=domain.id)
-        role = _found(identity.find_role, "role", self.role)
-        refuse_a_role_too_strong(identity, role)
+        role = fencing_role(identity, self.role)
         fences = cluster_of(user)
         if user is not None and fences and fences != self.cluster:
             raise ModuleFailure(
@@ -201,7 +245,20 @@ class FencingIdentityChange(Change):
                     self.name,
                 )
             )
-        wanted = [["project", project.id, role.id]]
+        steps = []
+        if role is None:
+            # made in the run, before the user that gets it; its ID is known only then
+            role = _NewRole(self.role)
+            steps.append(Step("create role %s" % self.role, lambda: role.create(identity)))
+        wanted = [["project", project.id, role.id or role.name]]
+        unfit = [h for h in self.holders or [] if not h or h != h.strip() or len(h.split()) != 1]
+        if unfit:
+            raise ModuleFailure(
+                "holders %s: give each server by its Nova UUID, without spaces" % unfit
+            )
+        recorded = holders_of(user)
+        holders = recorded if self.holders is None else sorted(set(self.holders))
+        description = describe(self.cluster or fences, holders)
         before = assignments_of(self.conn, user) if user else None
         ways_in = other_ways_in(self.conn, user) if user else []
         password_differs = user is not None and not password_works(
@@ -214,13 +271,14 @@ class FencingIdentityChange(Change):
             project_id=project.id,
             project_name=project.name,
             role=role.name,
+            holders=holders,
         )
-        steps = []
-        if user is not None and self.cluster and not fences:
+        records = self.cluster or self.holders is not None
+        if user is not None and records and _description(user) != description:
             steps.append(
                 Step(
-                    "record that %s fences cluster %s" % (self.name, self.cluster),
-                    lambda: identity.update_user(user, description=describe(self.cluster)),
+                    self.says_recorded(fences, recorded, holders),
+                    lambda: identity.update_user(user, description=description),
                 )
             )
         if user is None:
@@ -254,9 +312,9 @@ class FencingIdentityChange(Change):
         if user is not None:
             steps += [
                 Step(
-                    "give role %s on project %s" % (role_id, scope_id),
-                    lambda scope_id=scope_id, role_id=role_id: identity.assign_project_role_to_user(
-                        scope_id, user, role_id
+                    "give role %s on project %s" % (role.name, scope_id),
+                    lambda scope_id=scope_id: identity.assign_project_role_to_user(
+                        scope_id, user, role.id
                     ),
                 )
                 for unused, scope_id, role_id in wanted
@@ -270,10 +328,26 @@ class FencingIdentityChange(Change):
                 if before is None
                 else ("another" if password_differs else "as given"),
                 "other_ways_in": [label for label, unused in ways_in],
+                "holders": recorded,
             },
-            {"user": self.name, "assignments": wanted, "password": "as given", "other_ways_in": []},
+            {
+                "user": self.name,
+                "assignments": wanted,
+                "password": "as given",
+                "other_ways_in": [],
+                "holders": holders,
+            },
             steps,
-            result=dict(identity=described),
+            result=dict(identity=described, holders_recorded=recorded),
+        )
+
+    def says_recorded(self, fences, recorded, holders):
+        if self.cluster and not fences:
+            return "record that %s fences cluster %s" % (self.name, self.cluster)
+        return "record that servers %s hold the password of %s (recorded: %s)" % (
+            ", ".join(holders or []) or "none",
+            self.name,
+            "none" if recorded is None else ", ".join(recorded) or "none",
         )
 
     def create(self, domain, project, role):
@@ -285,7 +359,7 @@ class FencingIdentityChange(Change):
             password=self.password,
             default_project_id=project.id,
             enabled=True,
-            description=describe(self.cluster),
+            description=describe(self.cluster, self.holders),
         )
         identity.assign_project_role_to_user(project.id, user, role.id)
         return user.id
@@ -309,7 +383,10 @@ class FencingIdentityChange(Change):
     def plan_absent(self, user):
         steps = [Step("delete user %s" % self.name, lambda: self.delete(user))] if user else []
         return Plan(
-            {"user": self.name if user else None}, {"user": None}, steps, result=dict(identity=None)
+            {"user": self.name if user else None},
+            {"user": None},
+            steps,
+            result=dict(identity=None, holders_recorded=holders_of(user)),
         )
 
     def delete(self, user):

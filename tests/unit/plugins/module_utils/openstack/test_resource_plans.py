@@ -253,10 +253,11 @@ def test_a_volume_type_always_carries_multiattach_and_plans_each_spec_it_sets():
 # Keystone's default roles and what each implies: admin > manager > member > reader.
 DEFAULT_ROLES = {
     "r0": ("admin", ["r3"]),
-    "r3": ("manager", ["r1"]),
-    "r1": ("member", ["r2"]),
+    "r3": ("manager", ["rm"]),
+    "rm": ("member", ["r2"]),
     "r2": ("reader", []),
-    "r9": ("fencer", []),
+    "r1": ("multiattach_fencer", []),
+    "r9": ("fence-plus", ["r2"]),
 }
 
 
@@ -265,7 +266,7 @@ def keystone_roles(roles):
 
     def implies(url):
         role_id = url.split("/")[2]
-        implied = [{"id": i} for i in roles[role_id][1]]
+        implied = [{"id": i, "name": roles[i][0]} for i in roles[role_id][1]]
         return SimpleNamespace(
             status_code=200, json=lambda: {"role_inference": {"implies": implied}}
         )
@@ -298,14 +299,14 @@ def fencing_cloud(user=None, works=True, assignments=(), role="r1", roles=None):
     return conn, works
 
 
-def fencing_change(conn, cluster=None):
+def fencing_change(conn, cluster=None, role="multiattach_fencer"):
     return FencingIdentityChange(
         conn,
         name="fence",
         password="pw",
         project="demo",
         domain="Default",
-        role="member",
+        role=role,
         state="present",
         cluster=cluster,
     )
@@ -483,35 +484,44 @@ def test_a_volume_reports_cinders_read_only_flag_as_it_reads():
     assert volumes.describe_volume(a_volume())["read_only"] is False
 
 
-@pytest.mark.parametrize(
-    "role, roles, says",
-    [
-        ("r0", DEFAULT_ROLES, "role 'admin' is stronger than fencing needs"),
-        ("r3", DEFAULT_ROLES, "role 'manager' is stronger"),
-        # A role of the operator's that implies admin through another.
-        (
-            "r8",
-            dict(DEFAULT_ROLES, r8=("fence-plus", ["r7"]), r7=("ops", ["r0"])),
-            "role 'fence-plus' implies 'admin', which is stronger",
-        ),
-    ],
-)
-def test_a_fencing_role_stronger_than_a_member_is_refused_before_anything_changes(
-    role, roles, says
-):
-    conn, unused = fencing_cloud(role=role, roles=roles)
-    change = fencing_change(conn)
-    with pytest.raises(ModuleFailure, match=says):
+# Issue 50: every node holds the fencing password; its role must be one of its own.
+@pytest.mark.parametrize("name", ["admin", "Manager", "member", "reader", "service"])
+def test_a_default_role_for_the_fencing_user_is_refused_before_anything_changes(name):
+    conn, unused = fencing_cloud()
+    change = fencing_change(conn, role=name)
+    with pytest.raises(ModuleFailure, match="one of Keystone's default roles.*multiattach_fencer"):
         change.plan(change.read())
     assert conn.identity.calls == []
 
 
-@pytest.mark.parametrize("role", ["r1", "r9"])
-def test_member_and_a_role_that_implies_nothing_strong_are_taken(monkeypatch, role):
-    conn, unused = fencing_cloud(role=role)
+def test_a_role_that_implies_another_is_refused_naming_it():
+    conn, unused = fencing_cloud(role="r9")
+    change = fencing_change(conn, role="fence-plus")
+    with pytest.raises(ModuleFailure, match="role 'fence-plus' implies reader"):
+        change.plan(change.read())
+    assert conn.identity.calls == []
+
+
+def test_the_own_role_is_taken_and_a_missing_one_made_before_the_user(monkeypatch):
     monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    conn, unused = fencing_cloud()
     change = fencing_change(conn)
     assert change.plan(change.read()).says() == ["create user fence with its project role"]
+
+    conn, unused = fencing_cloud()
+    conn.identity.reads["find_role"] = None
+    made = []
+    conn.identity.reads["create_role"] = lambda **role: (
+        made.append(role) or SimpleNamespace(id="new", name=role["name"])
+    )
+    change = fencing_change(conn)
+    plan = change.plan(change.read())
+    assert plan.says() == [
+        "create role multiattach_fencer",
+        "create user fence with its project role",
+    ]
+    plan.steps[0].do()
+    assert made == [{"name": "multiattach_fencer", "description": identity.ROLE_DESCRIPTION}]
 
 
 def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_claimed(monkeypatch):
@@ -541,3 +551,66 @@ def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_cl
     change.conn = conn
     change.cluster = "vol-b"
     assert change.plan(change.read()).says() == ["record that fence fences cluster vol-b"]
+
+
+# Issue 50 point 2: the servers that held the password, recorded in Keystone, so that a later
+# run renews it when one of them is gone, whichever way it left.
+def test_the_holders_are_recorded_and_read_back_beside_the_cluster():
+    described = identity.describe("vol-a", ["s2", "s1", "s2"])
+    user = SimpleNamespace(description=described)
+    assert described == identity.FENCES + "vol-a" + identity.HELD + "s1 s2"
+    assert identity.cluster_of(user) == "vol-a"
+    assert identity.holders_of(user) == ["s1", "s2"]
+    # Before the record: no holders known (None), not "none held it" ([]).
+    assert identity.holders_of(SimpleNamespace(description=identity.describe("vol-a"))) is None
+    assert identity.holders_of(SimpleNamespace(description="an operator's own words")) is None
+    assert identity.holders_of(SimpleNamespace(description=identity.describe(None, []))) == []
+    assert identity.cluster_of(SimpleNamespace(description=identity.describe(None, ["s1"]))) is None
+
+
+def test_a_run_records_the_members_as_holders_and_returns_who_held_it_before(monkeypatch):
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    user = SimpleNamespace(
+        id="u1", default_project_id="p1", description=identity.describe("vol-a", ["s1", "s2"])
+    )
+    conn, unused = fencing_cloud(user=user, assignments=[("project", "p1", "r1")])
+    change = fencing_change(conn, cluster="vol-a")
+    change.holders = ["s3", "s2"]
+    plan = change.plan(change.read())
+    assert plan.says() == [
+        "record that servers s2, s3 hold the password of fence (recorded: s1, s2)"
+    ]
+    assert plan.result["holders_recorded"] == ["s1", "s2"]
+    assert plan.result["identity"]["holders"] == ["s2", "s3"]
+    assert (plan.before["holders"], plan.after["holders"]) == (["s1", "s2"], ["s2", "s3"])
+    # The same members again: nothing to record.
+    change.holders = ["s2", "s1"]
+    assert change.plan(change.read()).says() == []
+    # No holders given: the record stays as it is.
+    change.holders = None
+    assert change.plan(change.read()).says() == []
+
+
+def test_a_new_user_is_made_with_its_holders_recorded(monkeypatch):
+    made = []
+    conn, unused = fencing_cloud()
+    conn.identity.reads["create_user"] = lambda **user: (
+        made.append(user) or SimpleNamespace(id="u9", name=user["name"])
+    )
+    change = fencing_change(conn, cluster="vol-a")
+    change.holders = ["s1"]
+    plan = change.plan(change.read())
+    assert plan.result["holders_recorded"] is None
+    for step in plan.steps:
+        step.do()
+    assert made[0]["description"] == identity.describe("vol-a", ["s1"])
+
+
+@pytest.mark.parametrize("holder", ["", "s1 s2", " s1"])
+def test_a_holder_that_is_not_one_word_is_refused_before_anything_changes(holder):
+    conn, unused = fencing_cloud()
+    change = fencing_change(conn, cluster="vol-a")
+    change.holders = ["s0", holder]
+    with pytest.raises(ModuleFailure, match="give each server by its Nova UUID"):
+        change.plan(change.read())
+    assert conn.identity.calls == []
