@@ -27,6 +27,11 @@ description:
   - The password is the user's only way in - an application credential, a credential (EC2 and
     others) or a trust that the user holds or gave is revoked, as each would outlive a new
     password (a root on a member that knew the password could have made one).
+  - The user is an account no person signs in with - its Keystone options
+    C(ignore_password_expiry), C(ignore_lockout_failure_attempts) and
+    C(ignore_change_password_upon_first_use) are set, so that a cloud's password expiry or lockout
+    never stops a cluster's fencing. A password Keystone's C(password_regex) refuses fails the
+    task, naming it.
   - The password is checked by authenticating with it; a run with the same password changes
     nothing. It is never returned, logged or shown in a diff.
   - Needs credentials that may manage users, roles and role assignments in O(domain) (Keystone's
@@ -73,8 +78,9 @@ options:
     description:
       - The Nova UUIDs of the servers that hold the user's password after this run (the role gives
         the members'), recorded in the user's description next to O(cluster). A later run reads
-        them back (RV(holders_recorded)) and renews the password when one of them is no longer a
-        member, whichever way it left.
+        them back (RV(holders_recorded)); the role
+        R(multiattach.cloud.clustered_fs,ansible_collections.multiattach.cloud.clustered_fs_role)
+        renews the password when one of them is no longer a member, whichever way it left.
       - Omitted, the record is left as it is.
     type: list
     elements: str

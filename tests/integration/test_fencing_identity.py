@@ -241,3 +241,45 @@ def test_the_holders_are_recorded_and_a_new_password_ends_what_the_old_one_got(
     assert not logs_in(admin_cloud, fence_user, args["password"])
     user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
     assert user.description.endswith("password held by servers server-b")
+
+
+def test_failed_sign_ins_never_lock_the_fencing_user_out(admin_cloud, fence_user):
+    """Issue 50 point 4: the local Keystone locks a user out after 5 failed sign-ins
+    (keystone.conf [security_compliance]); a locked-out fencing user would stop every fence.
+    fencing_identity sets the user's options that exempt it; a user made without them locks."""
+    password = "pw-" + uuid.uuid4().hex
+    made = run_module(MODULE, module_args(fence_user, password))
+    assert not made.get("failed"), made.get("msg")
+    user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
+    assert {
+        name: user.options.get(name)
+        for name in (
+            "ignore_password_expiry",
+            "ignore_lockout_failure_attempts",
+            "ignore_change_password_upon_first_use",
+        )
+    } == dict.fromkeys(
+        (
+            "ignore_password_expiry",
+            "ignore_lockout_failure_attempts",
+            "ignore_change_password_upon_first_use",
+        ),
+        True,
+    )
+
+    # Without the options, the same Keystone locks a user out: the fault strikes.
+    plain_name = fence_user + "-plain"
+    project = admin_cloud.identity.find_project(PROJECT, ignore_missing=False)
+    plain = admin_cloud.identity.create_user(
+        name=plain_name, password=password, default_project_id=project.id, domain_id="default"
+    )
+    try:
+        reader = admin_cloud.identity.find_role("reader", ignore_missing=False)
+        admin_cloud.identity.assign_project_role_to_user(project, plain, reader)
+        for name in (fence_user, plain_name):
+            for unused in range(6):
+                assert not logs_in(admin_cloud, name, "wrong-" + uuid.uuid4().hex)
+        assert not logs_in(admin_cloud, plain_name, password), "the lockout did not strike"
+        assert logs_in(admin_cloud, fence_user, password)
+    finally:
+        admin_cloud.identity.delete_user(plain)

@@ -65,15 +65,30 @@ def register_identity(conn, spec, created):
             created.append("project " + name)
         return found
 
+    # keystone.conf locks a user out after failed sign-ins, as a hardened cloud does; the
+    # tests sign in with wrong passwords on purpose, so the cloud's own users never lock.
+    never_locked = {"ignore_lockout_failure_attempts": True}
+
     def user(name, password, default_project):
         found = identity.find_user(name, domain_id=domain.id)
         if found:
-            identity.update_user(found, password=password)
+            identity.update_user(found, password=password, options=never_locked)
             return found
         created.append("user " + name)
         return identity.create_user(
-            name=name, password=password, domain_id=domain.id, default_project_id=default_project.id
+            name=name,
+            password=password,
+            domain_id=domain.id,
+            default_project_id=default_project.id,
+            options=never_locked,
         )
+
+    bootstrap_admin = identity.find_user(conn.config.auth["username"], domain_id=domain.id)
+    if bootstrap_admin is not None and not (bootstrap_admin.options or {}).get(
+        "ignore_lockout_failure_attempts"
+    ):
+        identity.update_user(bootstrap_admin, options=never_locked)
+        created.append("lockout option for " + bootstrap_admin.name)
 
     service_project = project("service")
     for name in spec["service_users"]:

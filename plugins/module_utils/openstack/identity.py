@@ -170,6 +170,32 @@ UNNAMED = "multiattach.cloud: fences the cluster's servers"
 HELD = "; password held by servers "
 
 
+# Keystone's user options for an account no person signs in with (its security_compliance
+# settings): a password that expires, or a lockout after failed sign-ins, would stop every
+# fence of the cluster without a word, and a password to change at first use would never be.
+# The password stays the only way in, renewed by the role (holders, below).
+SERVICE_ACCOUNT_OPTIONS = {
+    "ignore_password_expiry": True,
+    "ignore_lockout_failure_attempts": True,
+    "ignore_change_password_upon_first_use": True,
+}
+
+
+def options_of(user):
+    """The service-account options as USER holds them (missing ones as False)."""
+    held = (getattr(user, "options", None) or {}) if user is not None else {}
+    return {name: bool(held.get(name)) for name in SERVICE_ACCOUNT_OPTIONS}
+
+
+def _password_refused(name, error):
+    return ModuleFailure(
+        "Keystone refused the password for user %s: %s. Its [security_compliance] password_regex "
+        "(or minimum length) asks for more than the password given: give one it takes (the role "
+        "clustered_fs generates 32 characters with lower and upper case letters, digits and "
+        "symbols)" % (name, error.details or error.message)
+    )
+
+
 def describe(cluster, holders=None):
     described = FENCES + cluster if cluster else UNNAMED
     return described if holders is None else described + HELD + " ".join(sorted(set(holders)))
@@ -294,9 +320,14 @@ class FencingIdentityChange(Change):
             steps.append(
                 Step(
                     "set the password and the default project of %s" % self.name,
-                    lambda: identity.update_user(
-                        user, password=self.password, default_project_id=project.id
-                    ),
+                    lambda: self.update_password(user, project),
+                )
+            )
+        if user is not None and options_of(user) != SERVICE_ACCOUNT_OPTIONS:
+            steps.append(
+                Step(
+                    "keep the password of %s from expiring or locking out" % self.name,
+                    lambda: identity.update_user(user, options=dict(SERVICE_ACCOUNT_OPTIONS)),
                 )
             )
         for kind, scope_id, role_id in [a for a in before or [] if a not in wanted]:
@@ -329,6 +360,7 @@ class FencingIdentityChange(Change):
                 else ("another" if password_differs else "as given"),
                 "other_ways_in": [label for label, unused in ways_in],
                 "holders": recorded,
+                "options": options_of(user) if user is not None else None,
             },
             {
                 "user": self.name,
@@ -336,6 +368,7 @@ class FencingIdentityChange(Change):
                 "password": "as given",
                 "other_ways_in": [],
                 "holders": holders,
+                "options": dict(SERVICE_ACCOUNT_OPTIONS),
             },
             steps,
             result=dict(identity=described, holders_recorded=recorded),
@@ -350,17 +383,29 @@ class FencingIdentityChange(Change):
             "none" if recorded is None else ", ".join(recorded) or "none",
         )
 
+    def update_password(self, user, project):
+        try:
+            self.conn.identity.update_user(
+                user, password=self.password, default_project_id=project.id
+            )
+        except sdk_exceptions.BadRequestException as error:
+            raise _password_refused(self.name, error)
+
     def create(self, domain, project, role):
         """The new user's ID."""
         identity = self.conn.identity
-        user = identity.create_user(
-            name=self.name,
-            domain_id=domain.id,
-            password=self.password,
-            default_project_id=project.id,
-            enabled=True,
-            description=describe(self.cluster, self.holders),
-        )
+        try:
+            user = identity.create_user(
+                name=self.name,
+                domain_id=domain.id,
+                password=self.password,
+                default_project_id=project.id,
+                enabled=True,
+                description=describe(self.cluster, self.holders),
+                options=dict(SERVICE_ACCOUNT_OPTIONS),
+            )
+        except sdk_exceptions.BadRequestException as error:
+            raise _password_refused(self.name, error)
         identity.assign_project_role_to_user(project.id, user, role.id)
         return user.id
 

@@ -299,6 +299,11 @@ def fencing_cloud(user=None, works=True, assignments=(), role="r1", roles=None):
     return conn, works
 
 
+def fence_account(**fields):
+    """A fencing user as Keystone shows it, with the service-account options already set."""
+    return SimpleNamespace(**dict({"options": dict(identity.SERVICE_ACCOUNT_OPTIONS)}, **fields))
+
+
 def fencing_change(conn, cluster=None, role="multiattach_fencer"):
     return FencingIdentityChange(
         conn,
@@ -334,7 +339,7 @@ def fencing_change(conn, cluster=None, role="multiattach_fencer"):
 def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
     monkeypatch, user, works, assignments, says
 ):
-    account = SimpleNamespace(id="u1", default_project_id="p1") if user else None
+    account = fence_account(id="u1", default_project_id="p1") if user else None
     conn, works = fencing_cloud(account, works, assignments)
     monkeypatch.setattr(identity, "password_works", lambda *args: works)
     change = fencing_change(conn)
@@ -370,7 +375,7 @@ def test_an_inherited_or_system_role_of_the_fencing_user_is_taken_where_it_is(
     monkeypatch, scope, says, path
 ):
     deleted = []
-    conn, _works = fencing_cloud(SimpleNamespace(id="u1", default_project_id="p1"))
+    conn, _works = fencing_cloud(fence_account(id="u1", default_project_id="p1"))
     conn.identity.reads["role_assignments"] = [
         SimpleNamespace(scope={"project": {"id": "p1"}}, role={"id": "r1"}),
         SimpleNamespace(scope=scope, role={"id": "admin"}),
@@ -392,7 +397,7 @@ def test_the_fencing_users_application_credentials_credentials_and_trusts_are_re
 ):
     """Each outlives a new password: a root on a member that knew the old one could have made
     them (issue 49's renewal, issue 50's least privilege)."""
-    user = SimpleNamespace(id="u1", default_project_id="p1")
+    user = fence_account(id="u1", default_project_id="p1")
     conn, _works = fencing_cloud(user, assignments=[("project", "p1", "r1")])
     conn.identity.reads.update(
         application_credentials=[SimpleNamespace(id="ac1")],
@@ -424,7 +429,7 @@ def test_the_fencing_users_application_credentials_credentials_and_trusts_are_re
 
 def test_a_list_keystone_refuses_fails_the_run_and_is_never_read_as_none(monkeypatch):
     """An admin signed in with an application credential may not list trusts (Keystone 30)."""
-    conn, _works = fencing_cloud(SimpleNamespace(id="u1", name="fence", default_project_id="p1"))
+    conn, _works = fencing_cloud(fence_account(id="u1", name="fence", default_project_id="p1"))
 
     def refused(**query):
         raise sdk_exceptions.ForbiddenException(message="403", http_status=403)
@@ -526,9 +531,7 @@ def test_the_own_role_is_taken_and_a_missing_one_made_before_the_user(monkeypatc
 
 def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_claimed(monkeypatch):
     monkeypatch.setattr(identity, "password_works", lambda *args: True)
-    theirs = SimpleNamespace(
-        id="u1", default_project_id="p1", description=identity.describe("vol-a")
-    )
+    theirs = fence_account(id="u1", default_project_id="p1", description=identity.describe("vol-a"))
     conn, unused = fencing_cloud(user=theirs, assignments=[("project", "p1", "r1")])
     change = fencing_change(conn, cluster="vol-b")
     with pytest.raises(ModuleFailure, match="already fences cluster vol-a, not vol-b"):
@@ -542,7 +545,7 @@ def test_a_user_that_fences_another_cluster_is_refused_and_an_unmarked_one_is_cl
     change.cluster = "vol-a"
     assert change.plan(change.read()).says() == []
     # Made before users named their cluster: this cluster claims it.
-    older = SimpleNamespace(
+    older = fence_account(
         id="u1",
         default_project_id="p1",
         description="multiattach.cloud: fences the cluster's servers",
@@ -570,7 +573,7 @@ def test_the_holders_are_recorded_and_read_back_beside_the_cluster():
 
 def test_a_run_records_the_members_as_holders_and_returns_who_held_it_before(monkeypatch):
     monkeypatch.setattr(identity, "password_works", lambda *args: True)
-    user = SimpleNamespace(
+    user = fence_account(
         id="u1", default_project_id="p1", description=identity.describe("vol-a", ["s1", "s2"])
     )
     conn, unused = fencing_cloud(user=user, assignments=[("project", "p1", "r1")])
@@ -614,3 +617,36 @@ def test_a_holder_that_is_not_one_word_is_refused_before_anything_changes(holder
     with pytest.raises(ModuleFailure, match="give each server by its Nova UUID"):
         change.plan(change.read())
     assert conn.identity.calls == []
+
+
+# Issue 50 point 4: a fencing password that expires or locks out would stop every fence.
+def test_the_fencing_user_is_kept_from_expiry_and_lockout(monkeypatch):
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    older = fence_account(
+        id="u1", default_project_id="p1", options={"ignore_password_expiry": True}
+    )
+    conn, unused = fencing_cloud(user=older, assignments=[("project", "p1", "r1")])
+    plan = fencing_change(conn).plan(fencing_change(conn).read())
+    assert plan.says() == ["keep the password of fence from expiring or locking out"]
+    assert plan.before["options"] == {
+        "ignore_password_expiry": True,
+        "ignore_lockout_failure_attempts": False,
+        "ignore_change_password_upon_first_use": False,
+    }
+    assert plan.after["options"] == identity.SERVICE_ACCOUNT_OPTIONS
+
+
+def test_a_password_keystone_refuses_names_the_regex_and_the_fix(monkeypatch):
+    conn, unused = fencing_cloud()
+
+    def refuse(**user):
+        raise sdk_exceptions.BadRequestException(
+            message="Password validation error", details="The password does not match"
+        )
+
+    conn.identity.reads["create_user"] = refuse
+    change = fencing_change(conn)
+    plan = change.plan(change.read())
+    with pytest.raises(ModuleFailure, match="refused the password for user fence.*password_regex"):
+        for step in plan.steps:
+            step.do()
