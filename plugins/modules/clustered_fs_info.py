@@ -44,7 +44,10 @@ options:
     type: bool
     default: true
   fencing_cloud:
-    description: The name of the fencing identity's entry in C(/etc/openstack/clouds.yaml), for RV(fencing_cloud_present).
+    description:
+      - The name of the fencing identity's entry in the role's own
+        C(/etc/multiattach/fencing/.config/openstack/clouds.yaml), for RV(fencing_cloud_present)
+        and RV(former_fencing_clouds).
     type: str
   read_users:
     description:
@@ -212,9 +215,17 @@ server_uuid:
   returned: always
   type: str
 fencing_cloud_present:
-  description: Whether C(/etc/openstack/clouds.yaml) has the entry O(fencing_cloud).
+  description: Whether C(/etc/multiattach/fencing/.config/openstack/clouds.yaml) has the entry O(fencing_cloud).
   returned: always
   type: bool
+former_fencing_clouds:
+  description:
+    - The names of the clouds in C(/etc/openstack/clouds.yaml), where the role wrote the fencing
+      entry before it had a file of its own; null when there is no such file or no O(fencing_cloud)
+      is named. The role removes that file when O(fencing_cloud) is all it holds.
+  returned: always
+  type: list
+  elements: str
 device_mounts:
   description:
     - Every mount of the shared disk on this node, wherever it is mounted (found by the device's

@@ -63,8 +63,10 @@ options:
     default: true
   fencing_cloud:
     description:
-      - The name of the GFS2 fencing identity's entry in C(/etc/openstack/clouds.yaml). With
-        O(member), that file is removed when this entry is all it holds, as the
+      - The name of the GFS2 fencing identity's entry in the role's
+        C(/etc/multiattach/fencing/.config/openstack/clouds.yaml) (or in
+        C(/etc/openstack/clouds.yaml), where the role wrote it before). With O(member), such a file
+        is removed when this entry is all it holds, as the
         R(multiattach.cloud.clustered_fs,role) role writes it - its password can power off the
         cluster's servers, so a node that leaves keeps no copy, not even set aside. A file that
         also holds other clouds is kept and the run warns, naming the entry to remove by hand.
@@ -139,7 +141,7 @@ removed:
   returned: always
   type: list
   elements: str
-  sample: [/etc/openstack/clouds.yaml]
+  sample: [/etc/multiattach/fencing/.config/openstack/clouds.yaml]
 member:
   description: Whether this node was taken as a member (O(member), or named by its stack's configuration).
   returned: always
@@ -147,7 +149,7 @@ member:
   sample: true
 held_fencing_credentials:
   description:
-    - Whether this member's C(/etc/openstack/clouds.yaml) held the O(fencing_cloud) entry when read (the
+    - Whether one of this member's fencing credentials' files held the O(fencing_cloud) entry when read (the
       C(remove_node) playbook then gives the others a new fencing password); also in check mode.
   returned: always
   type: bool

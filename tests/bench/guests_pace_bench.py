@@ -77,7 +77,7 @@ FILES = {
         "/etc/dlm/dlm.conf",
         "/usr/local/sbin/multiattach-dlm-ring-wait",
         "/etc/systemd/system/dlm.service.d/multiattach-ring-wait.conf",
-        "/etc/openstack/clouds.yaml",
+        cluster_leave.FENCING_CLOUDS,
     ],
 }
 UNITS = {"ocfs2": ["o2cb", "ocfs2"], "gfs2": ["corosync", "dlm"]}

@@ -540,8 +540,16 @@ def gfs2_start_task():
 @pytest.mark.parametrize(
     "in_use,written,authkey_changed,restart",
     [
-        (False, ["/etc/corosync/corosync.conf", "/etc/openstack/clouds.yaml"], False, True),
-        (False, ["/etc/openstack/clouds.yaml"], False, False),
+        (
+            False,
+            [
+                "/etc/corosync/corosync.conf",
+                "/etc/multiattach/fencing/.config/openstack/clouds.yaml",
+            ],
+            False,
+            True,
+        ),
+        (False, ["/etc/multiattach/fencing/.config/openstack/clouds.yaml"], False, False),
         (False, [], True, True),
         (False, [], False, False),
         (True, ["/etc/corosync/corosync.conf"], False, False),
@@ -560,7 +568,7 @@ def test_gfs2_restarts_a_stack_not_in_use_only_for_its_own_files_and_decides_by_
             "services": {"corosync": {"active": True}, "dlm": {"active": True}},
         },
         "clustered_fs_units_to_enable": [],
-        "clustered_fs_fencing_clouds_path": "/etc/openstack/clouds.yaml",
+        "clustered_fs_fencing_clouds_path": "/etc/multiattach/fencing/.config/openstack/clouds.yaml",
         "clustered_fs_gfs2_written": {"changed": bool(written), "written": written},
         "clustered_fs_authkey_written": {"changed": authkey_changed},
     }

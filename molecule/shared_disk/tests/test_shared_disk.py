@@ -165,8 +165,17 @@ def test_each_node_fences_the_others_through_the_cloud_or_fences_itself(host, re
             cloud = request.getfixturevalue("cloud")
             for name in NODES:
                 assert "plug=%s" % cloud.compute.find_server(name, ignore_missing=False).id in dlm
-        credentials = host.file("/etc/openstack/clouds.yaml")
+        # The role's own clouds.yaml, read by fence_openstack under the wrapper's HOME; the
+        # operator's /etc/openstack/clouds.yaml is not the role's to write.
+        credentials = host.file("/etc/multiattach/fencing/.config/openstack/clouds.yaml")
         assert credentials.mode == 0o600 and credentials.user == "root"
+        # node-1 held an operator's own clouds.yaml before the first converge (prepare.yml).
+        operators = host.file("/etc/openstack/clouds.yaml")
+        if host.backend.get_hostname() == "node-1":
+            assert "operators-own" in operators.content_string
+            assert "multiattach-fencing" not in operators.content_string
+        else:
+            assert not operators.exists
         corosync = host.file("/etc/corosync/corosync.conf").content_string
         assert "crypto_cipher: aes256" in corosync and "crypto_hash: sha256" in corosync
         keys = {node(name).check_output("sha256sum /etc/corosync/authkey").split()[0] for name in NODES}

@@ -27,6 +27,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_nod
 )
 from ansible_collections.multiattach.cloud.plugins.module_utils.host.cluster_records import (
     FENCING_CLOUDS,
+    FORMER_FENCING_CLOUDS,
     cloud_names,
     recorded_nodes,
     server_identity,
@@ -101,7 +102,7 @@ class ClusterLeaveChange(Change):
         fstab=FSTAB,
         stack_files=None,
         unit_files=UNIT_FILES,
-        fencing_clouds=FENCING_CLOUDS,
+        fencing_clouds=(FENCING_CLOUDS, FORMER_FENCING_CLOUDS),
     ):
         self.run_command = run_command
         self.volume_id = volume_id
@@ -114,7 +115,7 @@ class ClusterLeaveChange(Change):
         self.stack_files = stack_files or STACK_FILES[filesystem]
         self.unit_files = unit_files
         self.fencing_cloud = fencing_cloud
-        self.fencing_clouds = fencing_clouds
+        self.fencing_clouds = tuple(fencing_clouds)
         self.server_id = (server_id or "").strip().lower() or None
         self.server_id_confirmed = server_id_confirmed
         self.attached = attached
@@ -149,8 +150,12 @@ class ClusterLeaveChange(Change):
         return recorded_nodes(self.filesystem, self.cluster_name)[0]
 
     def read_fencing_clouds(self):
-        """The cloud entries' names in the fencing credentials' file; None when there is none."""
-        return cloud_names(self.fencing_clouds) if self.fencing_cloud else None
+        """{path: the cloud entries' names} of the fencing credentials' files that exist (the
+        role's, and the one it wrote before); None when no fencing cloud is named."""
+        if not self.fencing_cloud:
+            return None
+        found = {path: cloud_names(path) for path in self.fencing_clouds}
+        return {path: names for path, names in found.items() if names is not None}
 
     def confirmed_server(self, current):
         """The Nova server ID this node is, confirmed on the node; fails before any step when the
@@ -236,23 +241,17 @@ class ClusterLeaveChange(Change):
         ]
         set_aside = current["files_kept"] if current["member"] else []
         units_aside = [path for path in set_aside if path in self.unit_files]
-        entries = current.get("fencing_clouds") or []
-        # Only the file as the role writes it goes; one that also holds other clouds is the
+        files = current.get("fencing_clouds") or {}
+        # Only a file as the role writes it goes; one that also holds other clouds is the
         # operator's, named in a warning rather than edited without a YAML parser.
-        credentials = [self.fencing_clouds] if entries == [self.fencing_cloud] else []
-        warnings = (
-            [
-                "%s holds the fencing identity %s and other clouds (%s), so it was kept: remove "
-                "that entry by hand, since its password can power off the cluster's servers"
-                % (
-                    self.fencing_clouds,
-                    self.fencing_cloud,
-                    ", ".join(sorted(set(entries) - {self.fencing_cloud})),
-                )
-            ]
-            if self.fencing_cloud in entries and not credentials
-            else []
-        )
+        credentials = [path for path, names in files.items() if names == [self.fencing_cloud]]
+        warnings = [
+            "%s holds the fencing identity %s and other clouds (%s), so it was kept: remove "
+            "that entry by hand, since its password can power off the cluster's servers"
+            % (path, self.fencing_cloud, ", ".join(sorted(set(names) - {self.fencing_cloud})))
+            for path, names in files.items()
+            if self.fencing_cloud in names and path not in credentials
+        ]
         steps = []
         if targets:
             steps.append(
@@ -299,9 +298,9 @@ class ClusterLeaveChange(Change):
             steps.append(
                 self.timed(
                     "credentials",
-                    "remove %s (the fencing identity's password)" % credentials[0],
-                    os.remove,
-                    credentials[0],
+                    "remove %s (the fencing identity's password)" % ", ".join(credentials),
+                    self.remove_all,
+                    credentials,
                 )
             )
         if reload and not stack_step:
@@ -321,13 +320,20 @@ class ClusterLeaveChange(Change):
                 set_aside=[path + ".left" for path in set_aside],
                 removed=credentials,
                 member=current["member"],
-                held_fencing_credentials=bool(self.fencing_cloud and self.fencing_cloud in entries),
+                held_fencing_credentials=any(
+                    self.fencing_cloud in names for names in files.values()
+                ),
                 server_id=server_id,
                 seconds={},
             ),
             warnings=warnings,
             header=self.fstab,
         )
+
+    @staticmethod
+    def remove_all(paths):
+        for path in paths:
+            os.remove(path)
 
     def timed(self, key, says, work, *args):
         """A step that records its seconds (the result's `seconds`: where a leave's time goes)."""

@@ -34,7 +34,13 @@ PROC_SYS_KERNEL = "/proc/sys/kernel"
 # ID of one that left (a running dlm_controld keeps the fencing settings it read for an ID).
 HIGHEST_ID = re.compile(r"^#.*node IDs given so far run up to (?P<id>[0-9]+)", re.MULTILINE)
 DMI = "/sys/class/dmi/id"
-FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
+# The fencing identity's clouds.yaml, the role's alone: the fence wrapper runs fence_openstack
+# with FENCING_HOME as its HOME, and fence_openstack reads ~/.config/openstack/clouds.yaml
+# first. /etc/openstack/clouds.yaml stays the operator's; the role wrote its entry there before
+# (FORMER_FENCING_CLOUDS), and takes it away where it is all that file holds.
+FENCING_HOME = "/etc/multiattach/fencing"
+FENCING_CLOUDS = FENCING_HOME + "/.config/openstack/clouds.yaml"
+FORMER_FENCING_CLOUDS = "/etc/openstack/clouds.yaml"
 CLOUD_ENTRY = re.compile(r"^  (\S[^:\n]*):\s*$", re.MULTILINE)
 
 

@@ -8,6 +8,8 @@ import subprocess
 import pytest
 from harness.fence_agent import load_fence_agent
 
+from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
+
 PLUG = "0f4c1e9a-6b2d-4f7e-8a3c-1d2e3f4a5b6c"
 STDIN = "action=off\ncloud=multiattach-fencing\nplug=%s\ndelay=15\n" % PLUG
 REBOOT = STDIN.replace("action=off", "action=reboot")
@@ -113,6 +115,11 @@ def test_the_agents_answer_passes_through_and_nova_is_not_asked_again(capsys):
     assert calls == [([agent.AGENT], PASSED)] and asked == []
     # Root's ~/.config/openstack/clouds.yaml never shadows the role's /etc/openstack entry.
     assert run.envs[-1]["HOME"] == agent.AGENT_HOME and "PATH" in run.envs[-1]
+    # fence_openstack reads $HOME/.config/openstack/clouds.yaml first: the role's own file, the
+    # one clustered_fs_info and clustered_fs_leave know, never /etc/openstack/clouds.yaml.
+    assert agent.AGENT_HOME + "/.config/openstack/clouds.yaml" == agent.CLOUDS
+    assert agent.CLOUDS == cluster_records.FENCING_CLOUDS
+    assert cluster_records.FENCING_HOME == agent.AGENT_HOME
     assert capsys.readouterr().out == "Success: Powered OFF\n"
     run, calls = fence_openstack(1, err="Failed: Unauthorized (HTTP 401)\n")
     assert fence(STDIN, run, asked.append) == 1
@@ -359,4 +366,4 @@ def test_a_broken_clouds_yaml_is_named_without_its_lines(capsys):
 
     assert fence(REBOOT, nova=broken) == 1
     out = capsys.readouterr().out
-    assert "YAMLError in /etc/openstack/clouds.yaml" in out and "s3cret" not in out
+    assert "YAMLError in %s" % agent.CLOUDS in out and "s3cret" not in out

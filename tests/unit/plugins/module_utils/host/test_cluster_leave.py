@@ -212,7 +212,7 @@ def gfs2_leave(tmp_path, systemctl, fencing_text=FENCING_FILE, member=True):
         fstab=str(tmp_path / "fstab"),
         stack_files=[str(p) for p in stack.values()] + [str(drop_in)],
         unit_files=(str(drop_in),),
-        fencing_clouds=str(fencing),
+        fencing_clouds=(str(fencing), str(tmp_path / "former-clouds.yaml")),
     )
     return leave, stack, drop_in, fencing
 
@@ -309,7 +309,7 @@ def test_a_gfs2_node_that_left_already_has_nothing_to_do(tmp_path):
     gone = state(kept=())
     gone["fstab"] = "UUID=abc / ext4 defaults 0 1\n"
     gone["fencing_clouds"] = leave.read_fencing_clouds()
-    assert gone["fencing_clouds"] is None and leave.plan(gone).steps == []
+    assert gone["fencing_clouds"] == {} and leave.plan(gone).steps == []
 
 
 def test_a_node_its_stack_records_is_a_member_whatever_its_groups_and_held_the_password(
@@ -410,3 +410,18 @@ def test_a_disk_not_found_is_never_nothing_mounted_while_a_cluster_filesystem_is
         identified(tmp_path).plan(dict(current, traces=heartbeat))
     idle = dict(mounts=[], lockspaces=[], heartbeats=[])
     assert identified(tmp_path).plan(dict(current, traces=idle)).says()[0].startswith("drop")
+
+
+def test_a_leave_also_removes_the_copy_the_role_wrote_before_where_it_is_alone(tmp_path):
+    """Before the role had a file of its own it wrote the fencing entry into
+    /etc/openstack/clouds.yaml: a member that leaves keeps neither copy."""
+    systemctl = GFS2Systemctl()
+    leave, _stack, _drop_in, fencing = gfs2_leave(tmp_path, systemctl)
+    former = tmp_path / "former-clouds.yaml"
+    former.write_text(FENCING_FILE)
+
+    done = leave.apply(leave.plan(leave.read()), check_mode=False)
+
+    assert sorted(done["removed"]) == sorted([str(fencing), str(former)])
+    assert not fencing.exists() and not former.exists()
+    assert done["held_fencing_credentials"] is True
