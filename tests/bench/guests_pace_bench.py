@@ -355,7 +355,7 @@ def floor_first_converge(lab, fs):
     if fs == "gfs2":
         # From a fresh start the role gives the fencing user the password it writes; the
         # last remove_node (either way's) left Keystone another.
-        fencing_password_set(fencing_password(files[MEMBERS[0]]))
+        fencing_password_set(fencing_password(files[MEMBERS[0]]), fencing_user(files[MEMBERS[0]]))
     at_once({
         name: (lambda n=name: lab.guests[n].run(
             read_script(lab, fs) + write_script(files[n])
@@ -454,7 +454,7 @@ def floor_remove_node(lab, fs):
             read_script(lab, fs) + write_script(files[n], changed)
             + write_script({cluster_leave.FENCING_CLOUDS: clouds}) + "corosync-cfgtool -R > /dev/null\n"))
             for n in MEMBERS})  # fmt: skip
-        fencing_password_set(password)
+        fencing_password_set(password, fencing_user(files[MEMBERS[0]]))
         at_once({n: (lambda n=n: lab.guests[n].run(fence_check(lab.guests[n]))) for n in MEMBERS})
     lab.detach([JOINING])
 
@@ -482,9 +482,16 @@ def new_fencing_password(files):
     return password, (mode, base64.b64encode(text).decode())
 
 
-def fencing_password_set(password):
+def fencing_user(files):
+    """The Keystone user the captured clouds.yaml names (the role's two take turns)."""
+    return fencing_entry(base64.b64decode(files[cluster_leave.FENCING_CLOUDS][1]))["auth"][
+        "username"
+    ]
+
+
+def fencing_password_set(password, name):
     admin = openstack.connect(cloud=ADMIN_CLOUD)
-    user = admin.identity.find_user("multiattach-fence-%s" % CLUSTER, ignore_missing=False)
+    user = admin.identity.find_user(name, ignore_missing=False)
     admin.identity.update_user(user, password=password)
 
 

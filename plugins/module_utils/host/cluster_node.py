@@ -356,9 +356,7 @@ class ClusterNodeReading(Reading):
             else bool(lockspaces) and services["corosync"]["active"],
             server_uuid=server_uuid,
             fencing_cloud_present=cluster_records.has_cloud(self.fencing_cloud),
-            former_fencing_clouds=cluster_records.cloud_names(
-                cluster_records.FORMER_FENCING_CLOUDS
-            )
+            former_fencing_clouds=cluster_records.cloud_names(cluster_records.FORMER_FENCING_CLOUDS)
             if self.fencing_cloud
             else None,
             corosync_authkey_sha256=None if ocfs2 else cluster_records.authkey_digest(),

@@ -249,12 +249,18 @@ class FencingIdentityChange(Change):
 
     def plan(self, current):
         domain, user = current
+        fences = cluster_of(user)
         if self.state == "absent":
+            # Named by the cluster it fences, a user of another cluster is never deleted.
+            if self.cluster and fences and fences != self.cluster:
+                raise ModuleFailure(
+                    "user %s fences cluster %s, not %s: not deleted"
+                    % (self.name, fences, self.cluster)
+                )
             return self.plan_absent(user)
         identity = self.conn.identity
         project = _found(identity.find_project, "project", self.project, domain_id=domain.id)
         role = fencing_role(identity, self.role)
-        fences = cluster_of(user)
         if user is not None and fences and fences != self.cluster:
             raise ModuleFailure(
                 "user %s already fences cluster %s, not %s: two clusters must never share a "

@@ -650,3 +650,17 @@ def test_a_password_keystone_refuses_names_the_regex_and_the_fix(monkeypatch):
     with pytest.raises(ModuleFailure, match="refused the password for user fence.*password_regex"):
         for step in plan.steps:
             step.do()
+
+
+def test_absent_never_deletes_another_clusters_user_and_deletes_its_own():
+    theirs = fence_account(id="u1", name="fence-2", description=identity.describe("vol-a"))
+    conn, unused = fencing_cloud(user=theirs)
+    change = fencing_change(conn, cluster="vol-b")
+    change.state = "absent"
+    with pytest.raises(ModuleFailure, match="fences cluster vol-a, not vol-b: not deleted"):
+        change.plan(change.read())
+    change.cluster = "vol-a"
+    assert change.plan(change.read()).says() == ["delete user fence"]
+    # Named without a cluster (the lab's destroy): deleted whoever it fences.
+    change.cluster = None
+    assert change.plan(change.read()).says() == ["delete user fence"]
