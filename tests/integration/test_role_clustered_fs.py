@@ -586,3 +586,35 @@ def test_gfs2_restarts_a_stack_not_in_use_only_for_its_own_files_and_decides_by_
     decided = results[-1]
     assert not decided.get("failed"), decided.get("msg")
     assert (decided["_status"] == "skipped") is not restart, completed.stdout[-2000:]
+
+
+def test_a_lease_node_out_of_reach_at_the_end_stops_nothing_after_it():
+    """remove_node's run with its lease node unreachable at the end (make fault-rotation-cut):
+    ansible-core 2.19 ended the play on the delegated unreachable that ignore_unreachable
+    "ignored", so the run's last message (which member missed what, and the run that mends it)
+    was never shown. The tasks after the release must still run."""
+    results, completed = run_playbook(
+        [
+            {
+                "name": "release",
+                "ansible.builtin.include_role": {
+                    "name": "multiattach.cloud.clustered_fs",
+                    "tasks_from": "lease_end.yml",
+                },
+                # The release's SSH to a name that does not resolve: unreachable at once.
+                "vars": {
+                    "clustered_fs_lease": {
+                        "cluster": "lab",
+                        "node": "lease-node.invalid",
+                        "owner": "a run",
+                    },
+                    "ansible_connection": "ssh",
+                },
+            },
+            {"name": "after the release", "ansible.builtin.debug": {"msg": "went on"}},
+        ]
+    )
+    names = [r["_task"] for r in results]
+    released = [r for r in results if r["_task"].startswith("Let go of the cluster's lease")]
+    assert released and released[0].get("unreachable"), completed.stdout[-3000:]
+    assert "after the release" in names, completed.stdout[-3000:]
