@@ -35,6 +35,12 @@ options:
     description: The operator asked for a new password.
     type: bool
     default: false
+  former:
+    description:
+      - Members hold the password only in C(/etc/openstack/clouds.yaml), where an earlier version
+        of the role wrote it; the upgrade is handed over like a renewal.
+    type: bool
+    default: false
 author:
   - multiattach.cloud developers (@multiattach)
 """
@@ -58,14 +64,14 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.fencing_renewal 
 )
 
 
-def fencing_renewal(recorded, members, copies, asked=False):
+def fencing_renewal(recorded, members, copies, asked=False, former=False):
     if recorded is not None and not isinstance(recorded, dict):
         raise AnsibleFilterError(
             "fencing_renewal takes fencing_identity's result, got %r" % recorded
         )
     if (recorded or {}).get("skipped"):
         recorded = None
-    return decide(recorded, list(members or []), list(copies or []), bool(asked))
+    return decide(recorded, list(members or []), list(copies or []), bool(asked), bool(former))
 
 
 class FilterModule:

@@ -13,10 +13,11 @@ record names nobody (made before the record) is renewed once, as nobody can tell
 from __future__ import annotations
 
 
-def fencing_renewal(recorded, members, copies, asked=False):
+def fencing_renewal(recorded, members, copies, asked=False, former=False):
     """{renew, departed, why} from the pre-check's fencing_identity result RECORDED (None when
     it did not run), the members' server UUIDs MEMBERS, the distinct digests of the members'
-    copies COPIES, and the operator's request ASKED."""
+    copies COPIES, the operator's request ASKED, and FORMER: members hold the password only
+    where an earlier version of the role wrote it (an upgrade, handed over like a renewal)."""
     recorded = recorded or {}
     held_by = recorded.get("holders_recorded")
     user_exists = (recorded.get("identity") or {}).get("user_id") is not None
@@ -27,6 +28,11 @@ def fencing_renewal(recorded, members, copies, asked=False):
         why = "the members' copies differ (a renewal cut short)"
     elif asked:
         why = "asked (clustered_fs_fencing_new_password)"
+    elif former and not copies:
+        why = (
+            "the members hold it in /etc/openstack/clouds.yaml, where an earlier version of the "
+            "role wrote it"
+        )
     elif user_exists and held_by is None and copies:
         why = "Keystone's record of the user names no servers that held it"
     else:

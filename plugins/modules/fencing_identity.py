@@ -18,8 +18,9 @@ description:
     wrapper) logs in as this user to read a lost node's server and hard-reboot it through Nova.
   - O(role) is a role of its own, made when Keystone has none of that name. The policy that
     R(multiattach.cloud.fencing_policy,ansible_collections.multiattach.cloud.fencing_policy_role)
-    writes on the Nova and Keystone API hosts gives it what a fence calls (server show, stop, start,
-    reboot, instance actions) and refuses it application credentials, trusts and credentials;
+    writes on the Nova, Cinder and Keystone API hosts gives it what a fence calls (server show, stop,
+    start, reboot, instance actions; in Cinder a read of its project's volumes, which Nova's hard
+    reboot does in its name) and refuses it application credentials, trusts and credentials;
     Nova's, Cinder's and Glance's default rules give it nothing else. Keystone's default roles
     (C(admin), C(manager), C(member), C(reader), C(service)) and a role that implies another are
     refused before anything changes - a user holding one could delete, rebuild or snapshot the
@@ -28,9 +29,10 @@ description:
     others) or a trust that the user holds or gave is revoked, as each would outlive a new
     password (a root on a member that knew the password could have made one).
   - The user is an account no person signs in with - its Keystone options
-    C(ignore_password_expiry), C(ignore_lockout_failure_attempts) and
-    C(ignore_change_password_upon_first_use) are set, so that a cloud's password expiry or lockout
-    never stops a cluster's fencing. A password Keystone's C(password_regex) refuses fails the
+    C(ignore_password_expiry), C(ignore_lockout_failure_attempts),
+    C(ignore_change_password_upon_first_use) and C(ignore_user_inactivity) are set, so that a
+    cloud's password expiry, lockout or inactivity rule never stops a cluster's fencing, and
+    C(lock_password), so that whoever holds the password cannot change it (only an admin can). A password Keystone's C(password_regex) refuses fails the
     task, naming it.
   - The password is checked by authenticating with it; a run with the same password changes
     nothing. It is never returned, logged or shown in a diff.

@@ -251,21 +251,14 @@ def test_failed_sign_ins_never_lock_the_fencing_user_out(admin_cloud, fence_user
     made = run_module(MODULE, module_args(fence_user, password))
     assert not made.get("failed"), made.get("msg")
     user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
-    assert {
-        name: user.options.get(name)
-        for name in (
-            "ignore_password_expiry",
-            "ignore_lockout_failure_attempts",
-            "ignore_change_password_upon_first_use",
-        )
-    } == dict.fromkeys(
-        (
-            "ignore_password_expiry",
-            "ignore_lockout_failure_attempts",
-            "ignore_change_password_upon_first_use",
-        ),
-        True,
+    options = (
+        "ignore_password_expiry",
+        "ignore_lockout_failure_attempts",
+        "ignore_change_password_upon_first_use",
+        "ignore_user_inactivity",
+        "lock_password",
     )
+    assert {name: user.options.get(name) for name in options} == dict.fromkeys(options, True)
 
     # Without the options, the same Keystone locks a user out: the fault strikes.
     plain_name = fence_user + "-plain"

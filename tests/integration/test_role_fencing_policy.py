@@ -23,7 +23,9 @@ RULES = {
 
 KEYSTONE_RULES = {
     "identity:create_application_credential": "user_id:%(user_id)s",
-    "identity:create_trust": "user_id:%(target.trust.trustor_user_id)s",
+    "identity:create_trust": (
+        "user_id:%(target.trust.trustor_user_id)s or user_id:%(trust.trustor_user_id)s"
+    ),
     "identity:create_credential": "(rule:admin_required) or user_id:%(target.credential.user_id)s",
     "identity:ec2_create_credential": (
         "(rule:admin_required) or (role:member and user_id:%(target.credential.user_id)s)"
@@ -54,7 +56,7 @@ def test_a_missing_file_gets_the_clause_in_each_rule_and_a_rerun_changes_nothing
     assert yaml.safe_load(policy.read_text()) == {
         rule: "(%s) or %s" % (default, CLAUSE) for rule, default in RULES.items()
     }
-    assert stat.S_IMODE(policy.stat().st_mode) == 0o640
+    assert stat.S_IMODE(policy.stat().st_mode) == 0o644
     assert again[ROLE_TASK]["changed"] is False
 
 
@@ -144,6 +146,22 @@ def test_cinder_lets_the_fencing_role_read_its_projects_volumes_and_keeps_the_re
     assert first[ROLE_TASK]["changed"] is True, completed.stdout[-2000:]
     assert yaml.safe_load(policy.read_text()) == {
         "volume:multiattach": "role:admin or (role:member and project_id:%(project_id)s)",
-        "volume:get": "(rule:xena_system_admin_or_project_reader) or %s" % CLAUSE,
+        "volume:get": "((role:admin) or (role:reader and project_id:%%(project_id)s)) or %s"
+        % CLAUSE,
     }
     assert apply(policy, service="cinder")[0][ROLE_TASK]["changed"] is False
+
+
+def test_a_role_whose_name_extends_the_fencing_roles_is_not_taken_for_its_clause(tmp_path):
+    """The clause is found whole: "not role:multiattach_fencer2" is another role's."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        '"identity:create_trust": "rule:admin_required and not role:multiattach_fencer2"\n'
+    )
+
+    apply(policy, service="keystone")
+
+    written = yaml.safe_load(policy.read_text())["identity:create_trust"]
+    assert written == (
+        "(rule:admin_required and not role:multiattach_fencer2) and not role:multiattach_fencer"
+    )

@@ -7,8 +7,9 @@ One user per cluster, with one role on the project that holds the cluster's serv
 other role anywhere. That role is one of its own (multiattach_fencer by default, made here when
 missing), never one of Keystone's default roles nor one that implies another: the policy the
 role fencing_policy writes lets it read a server, stop, start or reboot it and read its actions
-in Nova, and refuses it application credentials, trusts and credentials in Keystone; Nova's,
-Cinder's and Glance's defaults give it nothing else. Its password is its only way in: an application
+in Nova, read its project's volumes in Cinder (Nova's hard reboot does, with its token), and
+refuses it application credentials, trusts and credentials in Keystone; Nova's, Cinder's and
+Glance's defaults give it nothing else. Its password is its only way in: an application
 credential, a credential (EC2 and others) or a trust that it holds or gave is revoked (each
 would outlive a new password). Its password is checked by authenticating with it, so a run
 with the same password changes nothing and is never shown.
@@ -171,13 +172,16 @@ HELD = "; password held by servers "
 
 
 # Keystone's user options for an account no person signs in with (its security_compliance
-# settings): a password that expires, or a lockout after failed sign-ins, would stop every
-# fence of the cluster without a word, and a password to change at first use would never be.
-# The password stays the only way in, renewed by the role (holders, below).
+# settings): a password that expires, a lockout after failed sign-ins, or a user disabled after
+# days without a sign-in would stop every fence of the cluster without a word, and a password
+# to change at first use would never be. lock_password keeps whoever holds the password (root
+# on any member) from changing it through Keystone: only the role, as an admin, renews it.
 SERVICE_ACCOUNT_OPTIONS = {
     "ignore_password_expiry": True,
     "ignore_lockout_failure_attempts": True,
     "ignore_change_password_upon_first_use": True,
+    "ignore_user_inactivity": True,
+    "lock_password": True,
 }
 
 

@@ -59,3 +59,14 @@ def test_the_filter_takes_a_skipped_pre_check_as_none_and_refuses_garbage():
 
     with pytest.raises(AnsibleFilterError, match="fencing_identity's result"):
         the_filter("not a result", ["s1"], ONE_COPY)
+
+
+def test_an_upgrade_from_the_former_file_is_handed_over_like_a_renewal():
+    # No member holds the role's own file yet; they hold the password where it was written before.
+    decided = fencing_renewal(recorded(None), ["s1", "s2"], [], False, former=True)
+    assert decided["renew"] is True and "/etc/openstack/clouds.yaml" in decided["why"]
+    # Once the members hold the new file, the former copy is no reason.
+    assert (
+        fencing_renewal(recorded(["s1", "s2"]), ["s1", "s2"], ONE_COPY, False, True)["renew"]
+        is False
+    )

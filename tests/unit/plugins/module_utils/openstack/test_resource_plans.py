@@ -632,6 +632,8 @@ def test_the_fencing_user_is_kept_from_expiry_and_lockout(monkeypatch):
         "ignore_password_expiry": True,
         "ignore_lockout_failure_attempts": False,
         "ignore_change_password_upon_first_use": False,
+        "ignore_user_inactivity": False,
+        "lock_password": False,
     }
     assert plan.after["options"] == identity.SERVICE_ACCOUNT_OPTIONS
 
