@@ -6,6 +6,7 @@ import uuid
 
 import openstack
 import pytest
+from harness import keystone_user
 from harness.ansible_runner import run_module
 
 MODULE = "multiattach.cloud.fencing_identity"
@@ -22,17 +23,7 @@ def fence_user(admin_cloud):
 
 
 def connect_as(admin_cloud, name, password):
-    auth = dict(
-        admin_cloud.config.auth,
-        username=name,
-        password=password,
-        project_name=PROJECT,
-        user_domain_name="Default",
-        project_domain_name="Default",
-    )
-    auth.pop("user_domain_id", None)
-    auth.pop("project_id", None)
-    return openstack.connect(auth=auth, auth_type="password")
+    return keystone_user.connect_as(admin_cloud, name, password, PROJECT)
 
 
 def logs_in(admin_cloud, name, password):

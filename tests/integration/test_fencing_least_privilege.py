@@ -10,6 +10,7 @@ import uuid
 import openstack
 import pytest
 import yaml
+from harness import keystone_user
 from harness.ansible_runner import run_module
 from harness.fence_agent import load_fence_agent
 from local_cloud import multiattach_probe
@@ -28,16 +29,7 @@ def fencer(admin_cloud):
         {"cloud": "local-admin", "name": name, "password": password, "project": PROJECT},
     )
     assert not made.get("failed"), made.get("msg")
-    auth = dict(
-        admin_cloud.config.auth,
-        username=name,
-        password=password,
-        project_name=PROJECT,
-        user_domain_name="Default",
-        project_domain_name="Default",
-    )
-    for key in ("user_domain_id", "project_id", "project_domain_id"):
-        auth.pop(key, None)
+    auth = keystone_user.password_auth(admin_cloud, name, password, PROJECT)
     connection = openstack.connect(auth=auth, auth_type="password")
     connection.fencer_auth = auth
     yield connection
