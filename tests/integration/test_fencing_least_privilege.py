@@ -192,3 +192,36 @@ def test_the_fence_wrapper_reads_a_deleted_servers_actions_with_it(fencer, membe
         assert agent.deleted_in_this_project(nova, live.id) is False
     finally:
         assert probe.cleanup() == []
+
+
+def test_the_converge_check_reads_the_attached_volume_as_the_hard_reboot_does(
+    fencer, a_member, member_cloud, tmp_path
+):
+    """The fence device's status (the role's check on every converge) reads each volume attached
+    to the server with the fencing credential, as Nova's hard reboot does: on this cloud, with
+    fencing_policy's Cinder rule, it passes through the real catalog's block-storage endpoint."""
+    server, volume = a_member
+    attached = multiattach_probe.attach(member_cloud, server.id, volume.id)
+    assert attached.status_code == 200, attached.text
+    multiattach_probe.wait_until(
+        "volume %s in-use" % volume.id,
+        lambda: member_cloud.block_storage.get_volume(volume.id).status == "in-use",
+        60,
+    )
+    clouds = tmp_path / "clouds.yaml"
+    clouds.write_text(yaml.safe_dump({"clouds": {"fencing": {"auth": fencer.fencer_auth}}}))
+    agent = load_fence_agent()
+    nova = agent.compute_adapter("fencing", clouds=str(clouds))
+    read = []
+
+    def block_storage_for(compute):
+        cinder = agent.block_storage_adapter(compute)
+        read.append(cinder)
+        return cinder
+
+    assert agent.fence_path_fails(nova, server.id, block_storage_for) is None
+    assert len(read) == 1, "the server's attached volume was not read"
+    # The same read, refused, is named: a volume this project does not have.
+    missing = str(uuid.uuid4())
+    answer = agent.block_storage_adapter(nova).get("/volumes/%s" % missing, raise_exc=False)
+    assert answer.status_code == 404

@@ -22,9 +22,10 @@ agent = load_fence_agent()
 NO_CONF = "/nonexistent/dlm.conf"
 
 
-def fence(stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None):
+def fence(stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None, cinder=None):
     """The wrapper's main with fakes: NOVA answers as the compute adapter (a callable for an
-    adapter that fails), sleeps are recorded in SLEPT and never taken."""
+    adapter that fails), CINDER as the block storage one, sleeps are recorded in SLEPT and never
+    taken."""
     adapter_for = nova if callable(nova) and not isinstance(nova, Nova) else (lambda cloud: nova)
     return agent.main(
         [],
@@ -34,6 +35,7 @@ def fence(stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None):
         log if log is not None else [].append,
         (slept if slept is not None else []).append,
         conf,
+        lambda compute: cinder,
     )
 
 
@@ -356,6 +358,34 @@ def test_a_status_also_reads_what_the_fence_itself_needs(capsys):
 
     assert fence(status, run, unreachable) == 1
     assert "cannot reach Nova as the wrapper does: OSError" in capsys.readouterr().out
+
+
+class Cinder:
+    """A block storage adapter: ANSWER for every volume read."""
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, []
+
+    def get(self, url, raise_exc):
+        self.asked.append(url)
+        return self.answer
+
+
+def test_a_status_reads_each_attached_volume_as_novas_hard_reboot_does(capsys):
+    status = STDIN.replace("action=off", "action=status")
+    run, unused = fence_openstack(0, "Status: ON\n")
+    attached = Response(
+        200, {"server": {"os-extended-volumes:volumes_attached": [{"id": "v-1"}, {"id": "v-2"}]}}
+    )
+    cinder = Cinder(Response(200))
+    assert fence(status, run, Nova(attached, Response(200)), cinder=cinder) == 0
+    assert cinder.asked == ["/volumes/v-1", "/volumes/v-2"]
+    # A Cinder without fencing_policy's volume:get rule: the hard reboot would fail after the
+    # power is cut, so the check fails now, naming the volume and the fix.
+    assert fence(status, run, Nova(attached, Response(200)), cinder=Cinder(Response(404))) == 1
+    said = capsys.readouterr().out
+    assert "Cinder answers 404 for volume v-1 attached to server" in said
+    assert "volume:get" in said
 
 
 def test_a_broken_clouds_yaml_is_named_without_its_lines(capsys):
