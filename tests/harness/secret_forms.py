@@ -2,8 +2,8 @@
 
 from hypothesis import strategies as st
 
-# The URL forms oslo.config and oslo.messaging accept (issue 50): one to three hosts (names,
-# percent-encoded names, IPv4, IPv6 with or without a zone), with or without ports, the
+# The URL forms oslo.config and oslo.messaging accept (issue 50): no host, or one to three hosts
+# (names, percent-encoded names, IPv4, IPv6 with or without a zone), with or without ports, the
 # credentials on the first host only or on every host; percent-encoded user names.
 HOSTS = [
     "rabbit-1",
@@ -21,8 +21,9 @@ def url_forms(draw):
     """A URL whose every {pw} is where the password goes."""
     scheme = draw(st.sampled_from(["rabbit", "kafka", "kazoo", "etcd3+http", "mysql+pymysql"]))
     user = draw(st.sampled_from(["openstack", "ci%40nder", "u%3Ax", ""]))
-    hosts = draw(st.lists(st.sampled_from(HOSTS), min_size=1, max_size=3))
-    ports = draw(st.booleans())
+    # No host at all (a local socket, the library's default host): mysql+pymysql://u:PW@/db.
+    hosts = draw(st.one_of(st.just([""]), st.lists(st.sampled_from(HOSTS), min_size=1, max_size=3)))
+    ports = draw(st.booleans()) and hosts != [""]
     every_host_credentials = draw(st.booleans())
     tail = draw(st.sampled_from(["", "/", "/vhost", "/db?charset=utf8"]))
     entries = [

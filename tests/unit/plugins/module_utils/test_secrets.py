@@ -190,6 +190,12 @@ def test_a_printable_password_in_a_secret_query_parameter_never_shows(password, 
     "text,shown",
     [
         ("rabbit://u:PW@h1,h2/", "rabbit://u:%s@h1,h2/" % MASK),
+        # No host (a local socket): issue 50's review.
+        ("rabbit://openstack:PW@/", "rabbit://openstack:%s@/" % MASK),
+        (
+            "mysql+pymysql://nova:PW@/nova?unix_socket=/run/mysqld/mysqld.sock",
+            "mysql+pymysql://nova:%s@/nova?unix_socket=/run/mysqld/mysqld.sock" % MASK,
+        ),
         ("rabbit://u:PW@h1:5672,h2:5672/vh", "rabbit://u:%s@h1:5672,h2:5672/vh" % MASK),
         ("kazoo://u:PW@zk1:2181,zk2:2181", "kazoo://u:%s@zk1:2181,zk2:2181" % MASK),
         ("kazoo://u:PW@zk1:2181,zk2:2181/path", "kazoo://u:%s@zk1:2181,zk2:2181/path" % MASK),
