@@ -86,6 +86,33 @@ def test_another_password_and_an_extra_role_are_set_right(admin_cloud, fence_use
     assert not logs_in(admin_cloud, fence_user, args["password"])
 
 
+def test_a_disabled_user_is_enabled_and_taken_out_of_a_group_with_roles(admin_cloud, fence_user):
+    """A disabled fencing user fences nothing; a group's roles are the user's too, and its own
+    role assignments do not show them (issue 50's review)."""
+    args = module_args(fence_user, "pw-" + uuid.uuid4().hex)
+    assert not run_module(MODULE, args).get("failed")
+    user = admin_cloud.identity.find_user(fence_user, ignore_missing=False)
+    project = admin_cloud.identity.find_project(PROJECT, ignore_missing=False)
+    group = admin_cloud.identity.create_group(name="it-fence-group-" + uuid.uuid4().hex[:8])
+    try:
+        admin_cloud.identity.assign_project_role_to_group(
+            project, group, admin_cloud.identity.find_role("admin", ignore_missing=False)
+        )
+        admin_cloud.identity.add_user_to_group(user, group)
+        admin_cloud.identity.update_user(user, is_enabled=False)
+        assert not logs_in(admin_cloud, fence_user, args["password"])
+
+        again = run_module(MODULE, args, diff=True)
+
+        assert again["changed"] is True, again
+        assert admin_cloud.identity.get_user(user.id).is_enabled is True
+        assert not admin_cloud.identity.check_user_in_group(user, group)
+        assert logs_in(admin_cloud, fence_user, args["password"])
+        assert run_module(MODULE, args)["changed"] is False
+    finally:
+        admin_cloud.identity.delete_group(group)
+
+
 def test_an_inherited_and_a_system_role_are_taken_from_it(admin_cloud, fence_user):
     """Issue 50: an inherited assignment crashed the module; a system role was taken as a
     domain role of domain None."""

@@ -76,7 +76,7 @@ def assignments_of(conn, user):
 def other_ways_in(conn, user):
     """[(label, revoke)] for each application credential and credential (EC2 and others) the
     fencing user holds and each trust it gave: each lets whoever made it act as the user without
-    its password, and outlives a new one. The role makes none; a root on a member that knew the
+    its password, and outlives a new one; and each group it is in, whose roles it holds. The role makes none; a root on a member that knew the
     password could have. Keystone refusing the list fails the run (never read as "none")."""
     try:
         return _other_ways_in(conn.identity, user)
@@ -107,6 +107,14 @@ def _other_ways_in(identity, user):
     found += [
         ("trust %s" % held.id, lambda held=held: identity.delete_trust(held))
         for held in identity.trusts(trustor_user_id=user.id)
+    ]
+    # A group's role assignments are the user's too, and the user's own list does not show them.
+    found += [
+        (
+            "membership of group %s" % group.id,
+            lambda group=group: identity.remove_user_from_group(user, group),
+        )
+        for group in identity.user_groups(user)
     ]
     return sorted(found, key=lambda way: way[0])
 
@@ -333,6 +341,15 @@ class FencingIdentityChange(Change):
                     lambda: self.update_password(user, project),
                 )
             )
+        # A disabled user signs nobody in: every fence would fail, and a password reset would
+        # not mend it.
+        if user is not None and not getattr(user, "is_enabled", True):
+            steps.append(
+                Step(
+                    "enable user %s" % self.name,
+                    lambda: identity.update_user(user, is_enabled=True),
+                )
+            )
         if user is not None and options_of(user) != SERVICE_ACCOUNT_OPTIONS:
             steps.append(
                 Step(
@@ -371,6 +388,7 @@ class FencingIdentityChange(Change):
                 "other_ways_in": [label for label, unused in ways_in],
                 "holders": recorded,
                 "options": options_of(user) if user is not None else None,
+                "enabled": getattr(user, "is_enabled", True) if user is not None else None,
             },
             {
                 "user": self.name,
@@ -379,6 +397,7 @@ class FencingIdentityChange(Change):
                 "other_ways_in": [],
                 "holders": holders,
                 "options": dict(SERVICE_ACCOUNT_OPTIONS),
+                "enabled": True,
             },
             steps,
             result=dict(identity=described, holders_recorded=recorded),

@@ -294,6 +294,7 @@ def fencing_cloud(user=None, works=True, assignments=(), role="r1", roles=None):
             application_credentials=[],
             credentials=[],
             trusts=[],
+            user_groups=[],
         )
     )
     return conn, works
@@ -339,7 +340,7 @@ def fencing_change(conn, cluster=None, role="multiattach_fencer"):
 def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
     monkeypatch, user, works, assignments, says
 ):
-    account = fence_account(id="u1", default_project_id="p1") if user else None
+    account = fence_account(id="u1", default_project_id="p1", is_enabled=True) if user else None
     conn, works = fencing_cloud(account, works, assignments)
     monkeypatch.setattr(identity, "password_works", lambda *args: works)
     change = fencing_change(conn)
@@ -347,6 +348,19 @@ def test_the_fencing_user_gets_one_role_and_its_password_checked_by_logging_in(
     assert plan.says() == says
     assert "pw" not in str(plan.before) + str(plan.after) + str(plan.result)
     assert conn.identity.calls == []
+
+
+def test_a_disabled_fencing_user_is_enabled_again(monkeypatch):
+    """A disabled user fails every fence, and a new password would not mend it."""
+    conn, _works = fencing_cloud(
+        fence_account(id="u1", default_project_id="p1", is_enabled=False),
+        assignments=[("project", "p1", "r1")],
+    )
+    monkeypatch.setattr(identity, "password_works", lambda *args: True)
+    change = fencing_change(conn)
+    plan = change.plan(change.read())
+    assert plan.says() == ["enable user fence"]
+    assert (plan.before["enabled"], plan.after["enabled"]) == (False, True)
 
 
 # Issue 50: an inherited assignment crashed the plan; a system role was taken as a domain
@@ -403,6 +417,7 @@ def test_the_fencing_users_application_credentials_credentials_and_trusts_are_re
         application_credentials=[SimpleNamespace(id="ac1")],
         credentials=[SimpleNamespace(id="c1", type="ec2")],
         trusts=[SimpleNamespace(id="t1")],
+        user_groups=[SimpleNamespace(id="g1")],
     )
     monkeypatch.setattr(identity, "password_works", lambda *args: True)
     change = fencing_change(conn)
@@ -410,11 +425,13 @@ def test_the_fencing_users_application_credentials_credentials_and_trusts_are_re
     assert plan.says() == [
         "revoke the application credential ac1",
         "revoke the ec2 credential c1",
+        "revoke the membership of group g1",
         "revoke the trust t1",
     ]
     assert plan.before["other_ways_in"] == [
         "application credential ac1",
         "ec2 credential c1",
+        "membership of group g1",
         "trust t1",
     ]
     assert plan.after["other_ways_in"] == []
@@ -423,6 +440,7 @@ def test_the_fencing_users_application_credentials_credentials_and_trusts_are_re
     assert conn.identity.calls == [
         "delete_application_credential",
         "delete_credential",
+        "remove_user_from_group",
         "delete_trust",
     ]
 
