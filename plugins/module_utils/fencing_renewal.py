@@ -7,7 +7,8 @@ Whoever was root on a server that held the password knows it. Keystone records t
 held it (fencing_identity's holders); a recorded server that is no longer a member is gone,
 whichever way it left and however many runs ago, so the members get a new password. Copies that
 differ (a renewal cut short while writing) and an operator's request renew it too; a user whose
-record names nobody (made before the record) is renewed once, as nobody can tell who held it.
+record names nobody (made before the record) is renewed once, as nobody can tell who held it;
+and a user Keystone no longer has while members hold its password is never made again with it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def fencing_renewal(recorded, members, copies, asked=False, former=False):
         )
     elif user_exists and held_by is None and copies:
         why = "Keystone's record of the user names no servers that held it"
+    elif "identity" in recorded and not user_exists and copies:
+        # Deleted in Keystone (an operator revoking it, perhaps): making it again with the
+        # members' password would bring back what was revoked.
+        why = "Keystone has no user for the password the members hold (deleted)"
     else:
         why = None
     return {"renew": why is not None, "departed": departed, "why": why}

@@ -36,6 +36,10 @@ ONE_COPY = ["sha-a"]
         (recorded(None, user_id=None), ["s1"], [], False, False, None),
         # A user whose members lost their copies: a new password anyway, not a renewal.
         (recorded(None), ["s1"], [], False, False, None),
+        # The user was deleted in Keystone (revoked) while members hold its password: a new
+        # one, never the user made again with the old password.
+        (recorded(["s1"], user_id=None), ["s1"], ONE_COPY, False, True, "no user"),
+        (recorded(None, user_id=None), ["s1"], ONE_COPY, False, True, "no user"),
         # The pre-check did not run (credentials given whole): only copies or a request.
         (None, ["s1"], ONE_COPY, False, False, None),
     ],
