@@ -218,6 +218,13 @@ fencing_cloud_present:
   description: Whether C(/etc/multiattach/fencing/.config/openstack/clouds.yaml) has the entry O(fencing_cloud).
   returned: always
   type: bool
+fencing_cloud_user:
+  description:
+    - The Keystone user the entry O(fencing_cloud) of
+      C(/etc/multiattach/fencing/.config/openstack/clouds.yaml) names (the role's two fencing users
+      take turns); null when there is no such entry. Never its password.
+  returned: always
+  type: str
 former_fencing_clouds:
   description:
     - The names of the clouds in C(/etc/openstack/clouds.yaml), where the role wrote the fencing

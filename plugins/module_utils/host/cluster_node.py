@@ -356,6 +356,7 @@ class ClusterNodeReading(Reading):
             else bool(lockspaces) and services["corosync"]["active"],
             server_uuid=server_uuid,
             fencing_cloud_present=cluster_records.has_cloud(self.fencing_cloud),
+            fencing_cloud_user=cluster_records.cloud_user(self.fencing_cloud),
             former_fencing_clouds=cluster_records.cloud_names(cluster_records.FORMER_FENCING_CLOUDS)
             if self.fencing_cloud
             else None,

@@ -160,6 +160,15 @@ def has_cloud(name, path=FENCING_CLOUDS):
     )
 
 
+def cloud_user(name, path=FENCING_CLOUDS):
+    """The username of entry NAME in clouds.yaml at PATH as the role writes it (one entry; read as
+    text: no YAML parser needed); None when there is no such entry. Never the password."""
+    if not has_cloud(name, path):
+        return None
+    found = re.search(r"^\s+username:\s*(\S+?)\s*$", _read(path) or "", re.MULTILINE)
+    return found.group(1).strip("'\"") if found else None
+
+
 def cloud_names(path=FENCING_CLOUDS):
     """The names of the clouds in clouds.yaml at PATH, as the role writes it (two-space indent;
     read as text: no YAML parser needed); None when there is no such file."""

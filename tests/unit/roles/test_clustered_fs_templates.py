@@ -119,3 +119,17 @@ def test_the_role_keeps_the_fencing_credentials_where_the_modules_read_them():
     assert (
         "{{ clustered_fs_fencing_clouds_path }}" in role_vars["clustered_fs_config_paths"]["gfs2"]
     )
+
+
+def test_the_node_read_names_the_fencing_user_of_its_copy_never_the_password(tmp_path):
+    """The role tells which of the two fencing users each member holds from clustered_fs_info
+    (a hand-over cut short leaves members on both), without reading a password."""
+    from ansible_collections.multiattach.cloud.plugins.module_utils.host import cluster_records
+
+    clouds = tmp_path / "clouds.yaml"
+    entry = {"auth": {"username": "multiattach-fence-c.2", "password": "pw-secret"}}
+    clouds.write_text(yaml.safe_dump({"clouds": {"multiattach-fencing": entry}}, indent=2))
+
+    assert cluster_records.cloud_user("multiattach-fencing", str(clouds)) == "multiattach-fence-c.2"
+    assert cluster_records.cloud_user("another", str(clouds)) is None
+    assert cluster_records.cloud_user("multiattach-fencing", str(tmp_path / "none")) is None
