@@ -119,6 +119,14 @@ holders_recorded:
   type: list
   elements: str
   sample: ["0b6f1a3e-5c2d-4e8f-9a7b-1c2d3e4f5a6b"]
+password_taken:
+  description:
+    - Whether Keystone took O(password) for the user before this run (a sign-in with it); null
+      when there was no user. The role reads it in check mode to tell which copy of a password
+      the members hold still works.
+  returned: success
+  type: bool
+  sample: true
 """
 
 from ansible_collections.multiattach.cloud.plugins.module_utils.openstack.identity import (

@@ -112,7 +112,7 @@ def _other_ways_in(identity, user):
     found += [
         (
             "membership of group %s" % group.id,
-            lambda group=group: identity.remove_user_from_group(user, group),
+            lambda group=group: identity.remove_user_from_group(user, group.id),
         )
         for group in identity.user_groups(user)
     ]
@@ -400,7 +400,11 @@ class FencingIdentityChange(Change):
                 "enabled": True,
             },
             steps,
-            result=dict(identity=described, holders_recorded=recorded),
+            result=dict(
+                identity=described,
+                holders_recorded=recorded,
+                password_taken=None if user is None else not password_differs,
+            ),
         )
 
     def says_recorded(self, fences, recorded, holders):
