@@ -37,9 +37,7 @@ HOST = r"(?:[A-Za-z0-9._~%\-]+|\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9._~%\-]+)?\])(?::\d
 # may hold "@", "/", "," or a space. oslo.messaging's transport_url lists further hosts as
 # ,user:password@host or ,host.
 # The host may be empty: mysql+pymysql://nova:PW@/nova?unix_socket=..., rabbit://u:PW@/.
-AUTHORITY = re.compile(
-    r"(?P<authority>[^:/@\s,]*:.*@(?:%s)?(?:,%s)*)(?=[/?#\s]|$)" % (HOST, HOST)
-)
+AUTHORITY = re.compile(r"(?P<authority>[^:/@\s,]*:.*@(?:%s)?(?:,%s)*)(?=[/?#\s]|$)" % (HOST, HOST))
 HOST_ENTRY = re.compile(r",?(?:(?P<user>[^:/@\s,]*):(?P<password>.*?)@)?%s(?=,|$)" % HOST)
 # oslo.cache's backend_argument and the like: "name:value", the value secret when the name is.
 NAMED_PAIR = re.compile(

@@ -1,7 +1,9 @@
-"""Whether the fencing password is renewed (issue 50 point 2): whenever a server Keystone
-recorded as a holder is no longer a member, whichever way it left."""
+"""Which fencing user the members hold after a run, and whether it gets a new password (issue 50
+point 2): renewed whenever a server Keystone recorded as a holder is no longer a member,
+whichever way it left; a hand-over cut short is finished without stranding a member."""
 
 import pytest
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.multiattach.cloud.plugins.filter.fencing_renewal import (
     fencing_renewal as the_filter,
@@ -10,12 +12,30 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.fencing_renewal 
     fencing_renewal,
 )
 
+USERS = ["fence-c", "fence-c.2"]
+FIRST, SECOND = USERS
 
-def recorded(held_by, user_id="u1"):
-    return {"identity": {"user_id": user_id}, "holders_recorded": held_by}
+
+def recorded(held_by, user_id="u1", taken=True):
+    return {
+        "identity": {"user_id": user_id},
+        "holders_recorded": held_by,
+        "password_taken": taken if user_id else None,
+    }
 
 
-ONE_COPY = ["sha-a"]
+def copy(user=FIRST, digest="sha-a", holders=("node-1", "node-2")):
+    return {"user": user, "digest": digest, "holders": list(holders)}
+
+
+ONE_COPY = [copy()]
+
+
+def decide(first, members, copies, asked=False, former=False, second=None):
+    checked = {FIRST: first, SECOND: second or recorded(None, user_id=None)}
+    if first is None:
+        checked = {}
+    return fencing_renewal(USERS, checked, members, copies, asked, former)
 
 
 @pytest.mark.parametrize(
@@ -27,8 +47,15 @@ ONE_COPY = ["sha-a"]
         (recorded(["s1", "s2"]), ["s1", "s2", "s3"], ONE_COPY, False, False, None),
         # A holder is gone (remove_node, lost, dropped from the inventory, a run cut short).
         (recorded(["s1", "s2", "s3"]), ["s1", "s2"], ONE_COPY, False, True, "servers s3 held it"),
-        # Copies that differ: a renewal cut short while writing.
-        (recorded(["s1", "s2"]), ["s1", "s2"], ["a", "b"], False, True, "copies differ"),
+        # Copies of one user that differ: a renewal of the one-user days cut short.
+        (
+            recorded(["s1", "s2"]),
+            ["s1", "s2"],
+            [copy(digest="a"), copy(digest="b")],
+            False,
+            True,
+            "copies differ",
+        ),
         (recorded(["s1", "s2"]), ["s1", "s2"], ONE_COPY, True, True, "asked"),
         # A user made before the record, whose password members hold: renewed once.
         (recorded(None), ["s1", "s2"], ONE_COPY, False, True, "names no servers"),
@@ -45,32 +72,126 @@ ONE_COPY = ["sha-a"]
     ],
 )
 def test_the_renewal_decision(result, members, copies, asked, renew, why):
-    decided = fencing_renewal(result, members, copies, asked)
+    decided = decide(result, members, copies, asked)
     assert decided["renew"] is renew
     assert (decided["why"] is None) if why is None else (why in decided["why"])
+    # A renewal hands over to the user nobody holds; the one held is retired after.
+    assert (decided["target"], decided["retired"]) == (
+        (SECOND, FIRST) if renew else (FIRST, SECOND)
+    )
 
 
 def test_a_gone_holder_is_named_even_when_other_reasons_hold_too():
-    decided = fencing_renewal(recorded(["s1", "s9", "s8"]), ["s1"], ["a", "b"], True)
+    decided = decide(
+        recorded(["s1", "s9", "s8"]), ["s1"], [copy(digest="a"), copy(digest="b")], True
+    )
     assert decided["departed"] == ["s8", "s9"]
     assert decided["why"] == "servers s8, s9 held it and are no longer members"
 
 
-def test_the_filter_takes_a_skipped_pre_check_as_none_and_refuses_garbage():
-    assert the_filter({"skipped": True, "changed": False}, ["s1"], ONE_COPY)["renew"] is False
-    assert the_filter(recorded(["s0"]), ["s1"], ONE_COPY)["departed"] == ["s0"]
-    from ansible.errors import AnsibleFilterError
+def test_the_members_on_the_second_user_renew_to_the_first():
+    decided = decide(
+        recorded(None, user_id=None),
+        ["s1"],
+        [copy(user=SECOND)],
+        asked=True,
+        second=recorded(["s1"]),
+    )
+    assert (decided["renew"], decided["target"], decided["retired"]) == (True, FIRST, SECOND)
 
-    with pytest.raises(AnsibleFilterError, match="fencing_identity's result"):
-        the_filter("not a result", ["s1"], ONE_COPY)
+
+# A hand-over cut short: node-1 still on the first user, node-2 on the second.
+SPLIT = [copy(FIRST, "a", ["node-1"]), copy(SECOND, "b", ["node-2"])]
+
+
+def test_a_cut_hand_over_goes_on_with_the_user_only_members_held():
+    """The second user's password, made for the members when s3 left, goes to node-1 as it is:
+    no member loses a working password, and the first user (which s3 knew) is retired."""
+    decided = decide(
+        recorded(["s1", "s2", "s3"]), ["s1", "s2"], SPLIT, second=recorded(["s1", "s2"])
+    )
+    assert (decided["renew"], decided["target"], decided["retired"]) == (False, SECOND, FIRST)
+    assert decided["departed"] == ["s3"]
+    assert "goes to every member as it is" in decided["spread"]
+
+
+@pytest.mark.parametrize(
+    "first, second, asked, target, why",
+    [
+        # The second user's password no longer works (reset, then the run cut before the
+        # write), and the first's record names a server that left: the second is renewed.
+        (
+            recorded(["s1", "s2", "s3"]),
+            recorded(["s1", "s2"], taken=False),
+            False,
+            SECOND,
+            "s3 held it",
+        ),
+        # Both records name a server that left: neither copy can go to all as it is.
+        (
+            recorded(["s1", "s2", "s3"]),
+            recorded(["s1", "s2", "s4"]),
+            False,
+            FIRST,
+            "s3, s4 held it",
+        ),
+        # Asked for a new password: renewed, the first user (as many holders) taking it.
+        (recorded(["s1", "s2"]), recorded(["s1", "s2"]), True, FIRST, "asked"),
+    ],
+)
+def test_a_cut_hand_over_renews_when_no_copy_can_go_to_all(first, second, asked, target, why):
+    decided = decide(first, ["s1", "s2"], SPLIT, asked=asked, second=second)
+    assert (decided["renew"], decided["target"]) == (True, target)
+    assert why in decided["why"]
+    assert decided["spread"] is None
+
+
+def test_the_filter_reads_a_looped_pre_check_and_refuses_garbage():
+    looped = {
+        "results": [
+            dict(recorded(["s0"]), item=FIRST),
+            dict(recorded(None, user_id=None), item=SECOND),
+        ]
+    }
+    decided = the_filter(looped, USERS, ["s1"], ONE_COPY)
+    assert decided["departed"] == ["s0"] and decided["target"] == SECOND
+    assert the_filter({"skipped": True}, USERS, ["s1"], ONE_COPY)["renew"] is False
+    with pytest.raises(AnsibleFilterError, match="registered result"):
+        the_filter("not a result", USERS, ["s1"], ONE_COPY)
+    with pytest.raises(AnsibleFilterError, match="two fencing users"):
+        the_filter(looped, [FIRST], ["s1"], ONE_COPY)
+    with pytest.raises(AnsibleFilterError, match="user, digest, holders"):
+        the_filter(looped, USERS, ["s1"], [{"user": FIRST, "password": "x"}])
 
 
 def test_an_upgrade_from_the_former_file_is_handed_over_like_a_renewal():
     # No member holds the role's own file yet; they hold the password where it was written before.
-    decided = fencing_renewal(recorded(None), ["s1", "s2"], [], False, former=True)
+    decided = decide(recorded(None), ["s1", "s2"], [], False, former=True)
     assert decided["renew"] is True and "/etc/openstack/clouds.yaml" in decided["why"]
     # Once the members hold the new file, the former copy is no reason.
-    assert (
-        fencing_renewal(recorded(["s1", "s2"]), ["s1", "s2"], ONE_COPY, False, True)["renew"]
-        is False
+    assert decide(recorded(["s1", "s2"]), ["s1", "s2"], ONE_COPY, False, True)["renew"] is False
+
+
+def test_the_copies_are_told_apart_by_user_and_digest_never_by_password():
+    from ansible_collections.multiattach.cloud.plugins.filter.fencing_copies import (
+        fencing_copies,
     )
+
+    path = "/etc/multiattach/fencing/.config/openstack/clouds.yaml"
+
+    def node(user, digest, present=True):
+        return {
+            "fencing_cloud_present": present,
+            "fencing_cloud_user": user,
+            "files": {path: {"sha256": digest}},
+        }
+
+    nodes = [node(FIRST, "a"), node(SECOND, "b"), node(FIRST, "a"), node(None, None, False)]
+    names = ["node-1", "node-2", "node-3", "node-4"]
+
+    assert fencing_copies(names, nodes, path) == [
+        {"user": FIRST, "digest": "a", "holders": ["node-1", "node-3"]},
+        {"user": SECOND, "digest": "b", "holders": ["node-2"]},
+    ]
+    with pytest.raises(AnsibleFilterError, match="one clustered_fs_info read for each member"):
+        fencing_copies(names, nodes[:2], path)
