@@ -187,6 +187,10 @@ class Lab:
         volume = self.conn.block_storage.get_volume(self.volume_id)
         return {attachment["server_id"] for attachment in volume.attachments}
 
+    def forget(self, name):
+        """Stop using guest NAME: its server was deleted (a fault test's dead node)."""
+        self.guests.pop(name).close()
+
     def attach(self, names):
         holders = self.holders()
         todo = [self.guests[n].server_id for n in names if self.guests[n].server_id not in holders]
@@ -196,7 +200,11 @@ class Lab:
 
     def detach(self, names):
         holders = self.holders()
-        todo = [self.guests[n].server_id for n in names if self.guests[n].server_id in holders]
+        todo = [
+            self.guests[n].server_id
+            for n in names
+            if n in self.guests and self.guests[n].server_id in holders
+        ]
         if todo:
             floor = Floor(self.conn, self.volume_id, "detach")
             floor.paced(floor.read_volume(), todo)
@@ -232,7 +240,7 @@ class Lab:
             for file in {every_file}; do rm -f "$file" "$file.left"; done
             systemctl daemon-reload
         """
-        self.run(NODES, script)
+        self.run([name for name in NODES if name in self.guests], script)
         self.detach([JOINING])
         self.guests[MEMBERS[0]].run("wipefs -q -a %s" % shlex.quote(self.disk))
 

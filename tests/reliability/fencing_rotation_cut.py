@@ -14,17 +14,27 @@ whole ansible-playbook process at -vvv with --diff:
    (systemd starts it again 60 s later); a probe must find SSH refused (the fault struck); the
    run goes on. The cluster's own network is untouched. Wanted: node-1 reported unreachable,
    the run's last message naming it and the run that mends it, node-0 gone and detached,
-   node-2 on a new password P1 that Keystone takes while it refuses P0, node-1 still on P0
-   (copies that differ).
+   node-2 on the second fencing user with a new password P1 that Keystone takes, node-1 still
+   on P0, whose user Keystone keeps (node-1 would be left without a fence), the run warning so.
    The cluster's lease, on node-1, was not let go of (node-1 unreachable at the run's end):
    removed by hand, as the next run's message would say once it had waited for it.
-2. The converge again, nothing asked: the copies differ, so the members get a new password P2
-   that both hold and Keystone takes (P0 and P1 refused), each member's fence check passes, and
+2. The converge again, nothing asked: the members hold both users, and P1, which Keystone takes
+   and only members held, goes to node-1 as it is (no member is without a fence on the way); the
+   first user, which node-0 knew, is deleted (P0 refused); each member's fence check passes, and
    node-1's corosync.conf drops node-0.
-3. The converge in check mode: nothing changes, P2 stays.
+3. The converge in check mode: nothing changes, P1 stays.
 4. The converge with clustered_fs_fencing_new_password misspelt ("yess"): refused by the role's
    argument spec, naming it; nothing changes.
-Every run's output (stdout and stderr) is searched for P0, P1 and P2, and for each clouds.yaml's
+5. The converge with --limit node-1: refused before anything is written, naming node-2 as not
+   read in this run and --limit; nothing changes.
+6. A dead node dropped from the inventory: add_node -e node=node-0 (node-0 gets P1 and Keystone's
+   record of the password's holders names its server), then node-0's server is deleted in Nova
+   while it has GFS2 mounted (the fault: node-1's journal must show node-0 fenced, counted as
+   deleted), then the converge with node-0 left out of the inventory, nothing asked. Wanted: the
+   run renews the password, naming node-0's server as a holder no longer a member; node-1 and
+   node-2 on a new P3 that Keystone takes while it refuses P1; the record names node-1's and
+   node-2's servers and not node-0's.
+Every run's output (stdout and stderr) is searched for P0, P1 and P3, and for each clouds.yaml's
 base64 (what the role's read of it returns). Prints a Markdown report (no secret in it); exits
 1 when a check fails.
 """
@@ -37,6 +47,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import openstack
@@ -50,11 +61,19 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.host import (
     cluster_leave,
     cluster_lock,
 )
+from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import identity
 
 CUT = "node-1"
 KEPT = "node-2"
 DECISION = "Decide whether the fencing user gets a new password"
 SSH_BACK_SECONDS = 60
+# How long node-1's DLM may take to notice a deleted node-0 and fence it (corosync's token, the
+# fence device's delay, Nova's answers).
+FENCE_WAIT_SECONDS = 300
+# A converge right after a fence may find the lockspace still recovering: the plan refuses
+# before anything is written, and the test runs it again.
+CONVERGE_ATTEMPTS = 4
+SETTLING = ("cannot be read for sure", "still in the running corosync ring")
 VERBOSE = ["-vvv", "--diff"]
 # Stop the SSH server and end every session (Debian's ssh.service keeps them on a stop); a
 # timer brings it back. The session running this dies with the others.
@@ -193,24 +212,27 @@ def scenario(lab, logs):
     check("node-2 got a new password", p1["auth"]["password"] != p0["auth"]["password"])
     check("node-1 kept the old one (the copies differ)", after_cut[CUT] == texts["P0"])
     check("Keystone takes node-2's new password", keystone_takes(p1))
-    check("Keystone refuses the old password", not keystone_takes(p0))
+    check(
+        "Keystone still takes P0: node-1 was not moved, so its user is kept",
+        keystone_takes(p0) and p0["auth"]["username"] != p1["auth"]["username"],
+    )
+    check(
+        "the run warned that the former user stays, naming node-1",
+        "is kept: node-1 did not take the new fencing credentials"
+        in " ".join(removed.stdout.split()),
+    )
 
     again = run(lab, "two", converge)
     outputs["converge after the cut"] = again.stdout
     check("the converge after the cut passed", again.returncode == 0, "exit %d" % again.returncode)
     healed = clouds_yaml(lab, pace.MEMBERS)
-    texts["P2"] = healed[KEPT]
-    p2 = pace.fencing_entry(texts["P2"])
     check("the members' copies agree again", healed[CUT] == healed[KEPT])
+    check("on P1, which only members held, as it was", healed[CUT] == texts["P1"])
     check(
-        "on a third password, neither P0 nor P1",
-        p2["auth"]["password"] not in (p0["auth"]["password"], p1["auth"]["password"]),
+        "the run said P1 goes to every member as it is",
+        "goes to every member as it is" in " ".join(again.stdout.split()),
     )
-    check("Keystone takes it", keystone_takes(p2))
-    check(
-        "Keystone refuses P0 and P1",
-        not keystone_takes(p0) and not keystone_takes(p1),
-    )
+    check("Keystone takes P1 and refuses P0", keystone_takes(p1) and not keystone_takes(p0))
     fence_checked = again.stdout.split("the fence device's status of its own server", 1)[-1]
     fence_checked = fence_checked.split("TASK [", 1)[0]
     check(
@@ -237,7 +259,22 @@ def scenario(lab, logs):
         "exit %d" % misspelt.returncode,
     )
     check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
-    check("Keystone still takes P2", keystone_takes(p2))
+    check("Keystone still takes P1", keystone_takes(p1))
+
+    limited = run(lab, "two", converge, ["--limit", CUT])
+    outputs["converge --limit node-1"] = limited.stdout
+    said = " ".join(limited.stdout.split())
+    check(
+        "the --limit converge was refused, naming node-2 and --limit",
+        limited.returncode != 0
+        and "node-2 is in the cluster's group but not read in this run" in said
+        and "--limit" in said,
+        "exit %d" % limited.returncode,
+    )
+    check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
+    check("Keystone still takes P1", keystone_takes(p1))
+
+    dropped_checks(lab, check, outputs, texts, converge)
 
     shown = secrets_shown(outputs, texts)
     if logs:
@@ -249,6 +286,80 @@ def scenario(lab, logs):
         check("no secret in the output of: %s" % run_label, not found, ", ".join(found))
     sizes = {label: len(output) for label, output in outputs.items()}
     return checks, sizes
+
+
+def holders_recorded(admin, entry):
+    """The server UUIDs Keystone's record of the fencing user ENTRY names as its holders."""
+    user = admin.identity.find_user(entry["auth"]["username"], ignore_missing=False)
+    return set(identity.holders_of(user) or [])
+
+
+def wait_for_fence_of(lab, server_id, seconds):
+    """node-1's journal line that counts SERVER_ID fenced (deleted in this project), or ''."""
+    deadline = time.monotonic() + seconds
+    script = (
+        "journalctl -q -o cat -t multiattach-fence-openstack | grep -F %s | "
+        "grep 'counts as fenced' | tail -1" % server_id
+    )
+    while time.monotonic() < deadline:
+        found = lab.run([CUT], script)[CUT].strip()
+        if found:
+            return found
+        time.sleep(5)
+    return ""
+
+
+def dropped_checks(lab, check, outputs, texts, converge):
+    """Step 6: a dead node dropped from the inventory, its holder's password renewed."""
+    admin = openstack.connect(cloud=pace.ADMIN_CLOUD)
+    added = run(lab, "three", "playbooks/add_node.yml", ["-e", "node=%s" % pace.JOINING])
+    outputs["add_node node-0 again"] = added.stdout
+    check("add_node node-0 passed", added.returncode == 0, "exit %d" % added.returncode)
+    p1 = pace.fencing_entry(texts["P1"])
+    dead = lab.guests[pace.JOINING].server_id
+    check(
+        "node-0 holds P1 and Keystone's record names its server",
+        clouds_yaml(lab, [pace.JOINING])[pace.JOINING] == texts["P1"]
+        and dead in holders_recorded(admin, p1),
+    )
+    mounted = lab.run([pace.JOINING], "findmnt -n -o FSTYPE %s || true" % pace.MOUNT_POINT)
+    check("node-0 has GFS2 mounted", mounted[pace.JOINING].strip() == "gfs2")
+    lab.forget(pace.JOINING)
+    admin.compute.delete_server(dead)
+    admin.compute.wait_for_delete(admin.compute.get_server(dead), wait=300)
+    fenced = wait_for_fence_of(lab, dead, FENCE_WAIT_SECONDS)
+    check("the fault struck: node-1's journal shows node-0 fenced as deleted", fenced, fenced[:200])
+
+    attempts, dropped = 0, None
+    while attempts < CONVERGE_ATTEMPTS:
+        attempts += 1
+        dropped = run(lab, "two", converge)
+        said = " ".join(dropped.stdout.split())
+        if dropped.returncode == 0 or not any(wait in said for wait in SETTLING):
+            break
+        time.sleep(30)
+    outputs["converge, node-0 deleted and left out of the inventory"] = dropped.stdout
+    check(
+        "the converge without node-0 passed",
+        dropped.returncode == 0,
+        "exit %d after %d attempt(s)" % (dropped.returncode, attempts),
+    )
+    said = " ".join(dropped.stdout.split())
+    check(
+        "it renewed the password, naming node-0's server",
+        "servers %s held it and are no longer members" % dead in said,
+    )
+    now = clouds_yaml(lab, pace.MEMBERS)
+    texts["P3"] = now[KEPT]
+    p3 = pace.fencing_entry(texts["P3"])
+    check("node-1 and node-2 agree on a new password", now[CUT] == now[KEPT] != texts["P1"])
+    check("Keystone takes P3 and refuses P1", keystone_takes(p3) and not keystone_takes(p1))
+    members = {lab.guests[name].server_id for name in pace.MEMBERS}
+    check(
+        "Keystone's record names node-1's and node-2's servers, not node-0's",
+        holders_recorded(admin, p3) == members,
+        " ".join(sorted(holders_recorded(admin, p3))),
+    )
 
 
 def report(checks, sizes):
