@@ -222,6 +222,9 @@ def test_the_converge_check_reads_the_attached_volume_as_the_hard_reboot_does(
 
     assert agent.fence_path_fails(nova, server.id, block_storage_for) is None
     assert len(read) == 1, "the server's attached volume was not read"
+    # The converge's check also reads the token's roles: the fencing role alone.
+    assert agent.token_roles(nova) == ["multiattach_fencer"]
+    assert agent.roles_too_wide(agent.token_roles(nova)) is None
     # The same read, refused, is named: a volume this project does not have.
     missing = str(uuid.uuid4())
     answer = agent.block_storage_adapter(nova).get("/volumes/%s" % missing, raise_exc=False)

@@ -22,7 +22,9 @@ agent = load_fence_agent()
 NO_CONF = "/nonexistent/dlm.conf"
 
 
-def fence(stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None, cinder=None):
+def fence(
+    stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None, cinder=None, roles=("fencer",)
+):
     """The wrapper's main with fakes: NOVA answers as the compute adapter (a callable for an
     adapter that fails), CINDER as the block storage one, sleeps are recorded in SLEPT and never
     taken."""
@@ -36,6 +38,7 @@ def fence(stdin, run=None, nova=None, log=None, conf=NO_CONF, slept=None, cinder
         (slept if slept is not None else []).append,
         conf,
         lambda compute: cinder,
+        lambda compute: list(roles),
     )
 
 
@@ -386,6 +389,18 @@ def test_a_status_reads_each_attached_volume_as_novas_hard_reboot_does(capsys):
     said = capsys.readouterr().out
     assert "Cinder answers 404 for volume v-1 attached to server" in said
     assert "volume:get" in said
+
+
+@pytest.mark.parametrize("roles", [["admin"], ["multiattach_fencer", "member"], ["Reader"]])
+def test_a_status_fails_when_the_credential_holds_a_default_role(capsys, roles):
+    """An operator's credential given whole (clustered_fs_fencing_cloud), or a fencing user in a
+    group: the token's roles are the effective ones."""
+    status = STDIN.replace("action=off", "action=status")
+    run, unused = fence_openstack(0, "Status: ON\n")
+    assert fence(status, run, Nova(Response(200), Response(200)), roles=roles) == 1
+    said = capsys.readouterr().out
+    assert "the fencing credential holds role" in said and "far more than fence" in said
+    assert fence(status, run, Nova(Response(200), Response(200)), roles=["multiattach_fencer"]) == 0
 
 
 def test_a_broken_clouds_yaml_is_named_without_its_lines(capsys):
