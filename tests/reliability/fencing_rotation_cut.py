@@ -25,7 +25,9 @@ whole ansible-playbook process at -vvv with --diff:
 3. The converge in check mode: nothing changes, P1 stays.
 4. The converge with clustered_fs_fencing_new_password misspelt ("yess"): refused by the role's
    argument spec, naming it; nothing changes.
-5. The converge with --limit node-1: refused before anything is written, naming node-2 as not
+5. The fencing user's password changed in Keystone behind the role's back: the check-mode converge
+   warns on each member (naming it and the fix); the next converge sets P1 again.
+   Then the converge with --limit node-1: refused before anything is written, naming node-2 as not
    read in this run and --limit; nothing changes.
 6. A dead node dropped from the inventory: add_node -e node=node-0 (node-0 gets P1 and Keystone's
    record of the password's holders names its server), then node-0's server is deleted in Nova
@@ -260,6 +262,27 @@ def scenario(lab, logs):
     )
     check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
     check("Keystone still takes P1", keystone_takes(p1))
+
+    # Keystone changed behind the role's back: every member's fence check (also in check mode)
+    # warns, naming the node and the fix; the next converge sets the members' password again.
+    pace.fencing_password_set("changed-behind-" + os.urandom(8).hex(), p1["auth"]["username"])
+    warned = run(lab, "two", converge, ["--check"])
+    outputs["converge --check, the password changed in Keystone"] = warned.stdout
+    said = " ".join(warned.stdout.split())
+    check(
+        "a changed password warns on each member, naming it and the fix",
+        warned.returncode == 0
+        and all("WARNING: %s" % name in said for name in pace.MEMBERS)
+        and "clustered_fs_fencing_new_password" in said,
+        "exit %d" % warned.returncode,
+    )
+    mended = run(lab, "two", converge)
+    outputs["converge after the password changed in Keystone"] = mended.stdout
+    check(
+        "the next converge passed and Keystone takes the members' P1 again",
+        mended.returncode == 0 and keystone_takes(p1) and clouds_yaml(lab, pace.MEMBERS) == healed,
+        "exit %d" % mended.returncode,
+    )
 
     limited = run(lab, "two", converge, ["--limit", CUT])
     outputs["converge --limit node-1"] = limited.stdout
