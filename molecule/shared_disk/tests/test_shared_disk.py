@@ -8,6 +8,7 @@ import os
 import re
 import threading
 from pathlib import Path
+from shlex import quote
 
 import libvirt
 import openstack
@@ -151,6 +152,65 @@ def test_the_guests_share_one_soft_anti_affinity_server_group(request):
     ids = {cloud.compute.find_server(name, ignore_missing=False).id for name in NODES}
     groups = [group for group in cloud.compute.server_groups() if ids <= set(group.member_ids or [])]
     assert groups and (groups[0].policy or (groups[0].policies or [None])[0]) == "soft-anti-affinity", groups
+
+
+# What a node's own fencing credential is let do, asked from the node with the role's
+# clouds.yaml as fence_openstack reads it (keystoneauth, as the fence wrapper signs in).
+ASK_AS_THE_FENCER = r"""
+import json, sys, yaml
+from keystoneauth1 import adapter, loading, session
+server, volume = sys.argv[1], sys.argv[2]
+with open("/etc/multiattach/fencing/.config/openstack/clouds.yaml") as handle:
+    cloud = next(iter(yaml.safe_load(handle)["clouds"].values()))
+auth = loading.get_plugin_loader("password").load_from_options(**cloud["auth"])
+signed_in = session.Session(auth=auth, verify=cloud.get("verify", True))
+nova = adapter.Adapter(signed_in, service_type="compute", interface="public")
+cinder = adapter.Adapter(signed_in, service_type="block-storage", interface="public")
+keystone = adapter.Adapter(signed_in, service_type="identity", interface="public", version=(3, 0))
+user = signed_in.get_user_id()
+answers = {
+    "show its server": nova.get("/servers/%s" % server, raise_exc=False),
+    "read the shared volume": cinder.get("/volumes/%s" % volume, raise_exc=False),
+    "lock its server": nova.post(
+        "/servers/%s/action" % server, json={"lock": None}, raise_exc=False
+    ),
+    "list its server's volume attachments": nova.get(
+        "/servers/%s/os-volume_attachments" % server, raise_exc=False
+    ),
+    "delete the shared volume": cinder.delete("/volumes/%s" % volume, raise_exc=False),
+    "make an application credential": keystone.post(
+        "/users/%s/application_credentials" % user,
+        json={"application_credential": {"name": "molecule-from-a-node"}},
+        raise_exc=False,
+    ),
+}
+print(json.dumps({what: answer.status_code for what, answer in answers.items()}))
+"""
+
+
+@pytest.mark.skipif(
+    FSTYPE != "gfs2" or not ON_NOVA, reason="GFS2's fencing credential, on Nova's guests"
+)
+def test_a_nodes_fencing_credential_fences_and_is_refused_the_rest(host, cloud, shared_volume_id):
+    """Issue 50 point 1 with the real credential from a node: what a fence needs is done, a
+    change to its server or the shared volume, a read beyond a fence's and a way into Keystone
+    are refused (403), and nothing changed."""
+    server = cloud.compute.find_server(host.backend.get_hostname(), ignore_missing=False)
+    asked = host.run(
+        "python3 -c %s %s %s" % (quote(ASK_AS_THE_FENCER), server.id, shared_volume_id)
+    )
+    assert asked.rc == 0, asked.stderr
+    answers = json.loads(asked.stdout)
+    assert answers == {
+        "show its server": 200,
+        "read the shared volume": 200,
+        "lock its server": 403,
+        "list its server's volume attachments": 403,
+        "delete the shared volume": 403,
+        "make an application credential": 403,
+    }, answers
+    assert cloud.compute.get_server(server.id).is_locked is False
+    assert cloud.block_storage.get_volume(shared_volume_id).status == "in-use"
 
 
 def test_each_node_fences_the_others_through_the_cloud_or_fences_itself(host, request):
