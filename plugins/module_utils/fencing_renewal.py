@@ -12,8 +12,9 @@ Whoever was root on a server that held the password knows it. Keystone records t
 held it (fencing_identity's holders); a recorded server that is no longer a member is gone,
 whichever way it left and however many runs ago, so the members get a new password. An
 operator's request renews it too; a user whose record names nobody (made before the record) is
-renewed once, as nobody can tell who held it; and a user Keystone no longer has while members
-hold its password is never made again with it.
+renewed once, as nobody can tell who held it; and a user Keystone no longer has, or whose
+password it refuses (changed or disabled there), while members hold the password is never given
+it again.
 
 Copies that differ come from a run cut short. When the members hold the two users, the one whose
 password Keystone still takes and whose record names members only is written to every member as
@@ -100,9 +101,14 @@ def fencing_renewal(users, checked, members, copies, asked=False, former=False):
         decided = _split(users, checked, members, copies, asked)
     else:
         in_use = held[0] if held else users[0]
-        decided = _one_user(in_use, checked.get(in_use), members, copies, asked, former)
+        decided = _one_user(in_use, checked.get(in_use), members, copies, asked, former, bool(held))
         decided["target"] = _other(users, in_use) if decided["renew"] else in_use
         decided["spread"] = None
+        # The other user, when Keystone still has it, goes at the end of the run: the servers its
+        # record names that left are said too.
+        decided["departed"] = sorted(
+            set(decided["departed"]) | set(_departed(checked.get(_other(users, in_use)), members))
+        )
     decided["retired"] = _other(users, decided["target"])
     decided["retired_exists"] = _exists(checked.get(decided["retired"]))
     return decided
@@ -113,8 +119,9 @@ def _other(users, name):
     return users[1] if name == users[0] else users[0]
 
 
-def _one_user(in_use, recorded, members, copies, asked, former):
-    """The decision when the members hold one user (or none): renewed or kept."""
+def _one_user(in_use, recorded, members, copies, asked, former, held=True):
+    """The decision when the members hold one user (or none): renewed or kept. HELD: a copy names
+    IN_USE (not only a user outside the pair)."""
     recorded = recorded or {}
     held_by = recorded.get("holders_recorded")
     departed = _departed(recorded, members)
@@ -129,9 +136,13 @@ def _one_user(in_use, recorded, members, copies, asked, former):
             "the members hold it in /etc/openstack/clouds.yaml, where an earlier version of the "
             "role wrote it"
         )
-    elif _exists(recorded) and held_by is None and copies:
+    elif held and _exists(recorded) and recorded.get("password_taken") is False:
+        # Changed, disabled or locked in Keystone (an operator revoking it, perhaps): setting the
+        # members' password again would undo that.
+        why = "Keystone refuses the password the members hold (changed or disabled there)"
+    elif held and _exists(recorded) and held_by is None and copies:
         why = "Keystone's record of the user names no servers that held it"
-    elif "identity" in recorded and not _exists(recorded) and copies:
+    elif held and "identity" in recorded and not _exists(recorded) and copies:
         # Deleted in Keystone (an operator revoking it, perhaps): making it again with the
         # members' password would bring back what was revoked.
         why = "Keystone has no user for the password the members hold (deleted)"

@@ -26,17 +26,18 @@ whole ansible-playbook process at -vvv with --diff:
 4. The converge with clustered_fs_fencing_new_password misspelt ("yess"): refused by the role's
    argument spec, naming it; nothing changes.
 5. The fencing user's password changed in Keystone behind the role's back: the check-mode converge
-   warns on each member (naming it and the fix); the next converge sets P1 again.
+   warns on each member (naming it and the fix); the next converge never sets the refused
+   password again: the other user gets a new one, P2, on both members.
    Then the converge with --limit node-1: refused before anything is written, naming node-2 as not
    read in this run and --limit; nothing changes.
-6. A dead node dropped from the inventory: add_node -e node=node-0 (node-0 gets P1 and Keystone's
+6. A dead node dropped from the inventory: add_node -e node=node-0 (node-0 gets P2 and Keystone's
    record of the password's holders names its server), then node-0's server is deleted in Nova
    while it has GFS2 mounted (the fault: node-1's journal must show node-0 fenced, counted as
    deleted), then the converge with node-0 left out of the inventory, nothing asked. Wanted: the
    run renews the password, naming node-0's server as a holder no longer a member; node-1 and
-   node-2 on a new P3 that Keystone takes while it refuses P1; the record names node-1's and
+   node-2 on a new P3 that Keystone takes while it refuses P2; the record names node-1's and
    node-2's servers and not node-0's.
-Every run's output (stdout and stderr) is searched for P0, P1 and P3, and for each clouds.yaml's
+Every run's output (stdout and stderr) is searched for P0 to P3, and for each clouds.yaml's
 base64 (what the role's read of it returns). Prints a Markdown report (no secret in it); exits
 1 when a check fails.
 """
@@ -263,8 +264,9 @@ def scenario(lab, logs):
     check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
     check("Keystone still takes P1", keystone_takes(p1))
 
-    # Keystone changed behind the role's back: every member's fence check (also in check mode)
-    # warns, naming the node and the fix; the next converge sets the members' password again.
+    # Keystone changed behind the role's back (an operator revoking the password, say): every
+    # member's fence check (also in check mode) warns, naming the node and the fix; the next
+    # converge never sets the refused password again: the other user gets a new one, P2.
     pace.fencing_password_set("changed-behind-" + os.urandom(8).hex(), p1["auth"]["username"])
     warned = run(lab, "two", converge, ["--check"])
     outputs["converge --check, the password changed in Keystone"] = warned.stdout
@@ -278,11 +280,22 @@ def scenario(lab, logs):
     )
     mended = run(lab, "two", converge)
     outputs["converge after the password changed in Keystone"] = mended.stdout
+    renewed = clouds_yaml(lab, pace.MEMBERS)
+    texts["P2"] = renewed[KEPT]
+    p2 = pace.fencing_entry(texts["P2"])
     check(
-        "the next converge passed and Keystone takes the members' P1 again",
-        mended.returncode == 0 and keystone_takes(p1) and clouds_yaml(lab, pace.MEMBERS) == healed,
+        "the next converge renewed it, saying Keystone refuses the members' password",
+        mended.returncode == 0
+        and "Keystone refuses the password the members hold" in " ".join(mended.stdout.split()),
         "exit %d" % mended.returncode,
     )
+    check(
+        "the members agree on a new P2, on the other user, which Keystone takes",
+        renewed[CUT] == renewed[KEPT] != texts["P1"]
+        and p2["auth"]["username"] != p1["auth"]["username"]
+        and keystone_takes(p2),
+    )
+    healed = renewed
 
     limited = run(lab, "two", converge, ["--limit", CUT])
     outputs["converge --limit node-1"] = limited.stdout
@@ -295,7 +308,7 @@ def scenario(lab, logs):
         "exit %d" % limited.returncode,
     )
     check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
-    check("Keystone still takes P1", keystone_takes(p1))
+    check("Keystone still takes P2", keystone_takes(p2))
 
     dropped_checks(lab, check, outputs, texts, converge)
 
@@ -338,12 +351,12 @@ def dropped_checks(lab, check, outputs, texts, converge):
     added = run(lab, "three", "playbooks/add_node.yml", ["-e", "node=%s" % pace.JOINING])
     outputs["add_node node-0 again"] = added.stdout
     check("add_node node-0 passed", added.returncode == 0, "exit %d" % added.returncode)
-    p1 = pace.fencing_entry(texts["P1"])
+    p2 = pace.fencing_entry(texts["P2"])
     dead = lab.guests[pace.JOINING].server_id
     check(
-        "node-0 holds P1 and Keystone's record names its server",
-        clouds_yaml(lab, [pace.JOINING])[pace.JOINING] == texts["P1"]
-        and dead in holders_recorded(admin, p1),
+        "node-0 holds P2 and Keystone's record names its server",
+        clouds_yaml(lab, [pace.JOINING])[pace.JOINING] == texts["P2"]
+        and dead in holders_recorded(admin, p2),
     )
     mounted = lab.run([pace.JOINING], "findmnt -n -o FSTYPE %s || true" % pace.MOUNT_POINT)
     check("node-0 has GFS2 mounted", mounted[pace.JOINING].strip() == "gfs2")
@@ -375,8 +388,8 @@ def dropped_checks(lab, check, outputs, texts, converge):
     now = clouds_yaml(lab, pace.MEMBERS)
     texts["P3"] = now[KEPT]
     p3 = pace.fencing_entry(texts["P3"])
-    check("node-1 and node-2 agree on a new password", now[CUT] == now[KEPT] != texts["P1"])
-    check("Keystone takes P3 and refuses P1", keystone_takes(p3) and not keystone_takes(p1))
+    check("node-1 and node-2 agree on a new password", now[CUT] == now[KEPT] != texts["P2"])
+    check("Keystone takes P3 and refuses P2", keystone_takes(p3) and not keystone_takes(p2))
     members = {lab.guests[name].server_id for name in pace.MEMBERS}
     check(
         "Keystone's record names node-1's and node-2's servers, not node-0's",

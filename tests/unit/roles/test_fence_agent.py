@@ -360,7 +360,10 @@ def test_a_status_also_reads_what_the_fence_itself_needs(capsys):
         raise OSError("Connection refused")
 
     assert fence(status, run, unreachable) == 1
-    assert "cannot reach Nova as the wrapper does: OSError" in capsys.readouterr().out
+    assert (
+        "cannot reach Nova, Cinder or Keystone as the wrapper does: OSError"
+        in capsys.readouterr().out
+    )
 
 
 class Cinder:

@@ -67,6 +67,12 @@ def decide(first, members, copies, asked=False, former=False, second=None):
         # one, never the user made again with the old password.
         (recorded(["s1"], user_id=None), ["s1"], ONE_COPY, False, True, "no user"),
         (recorded(None, user_id=None), ["s1"], ONE_COPY, False, True, "no user"),
+        # Keystone refuses the members' password (changed or disabled there, perhaps to revoke
+        # it): a new one on the other user, never the old one set again.
+        (recorded(["s1"], taken=False), ["s1"], ONE_COPY, False, True, "refuses the password"),
+        # The only copies name a user outside the pair (credentials an operator gave before):
+        # the pair's first user is made with a new password, not "deleted".
+        (recorded(None, user_id=None), ["s1"], [copy(user="theirs")], False, False, None),
         # The pre-check did not run (credentials given whole): only copies or a request.
         (None, ["s1"], ONE_COPY, False, False, None),
     ],
@@ -195,3 +201,15 @@ def test_the_copies_are_told_apart_by_user_and_digest_never_by_password():
     ]
     with pytest.raises(AnsibleFilterError, match="one clustered_fs_info read for each member"):
         fencing_copies(names, nodes[:2], path)
+
+
+def test_a_departed_holder_of_the_user_that_goes_is_named_too():
+    """The second user is left from a hand-over an unreachable member held up; nobody holds it
+    now, and it is deleted at the end of the run: the servers that knew it are said."""
+    decided = decide(recorded(["s1", "s2"]), ["s1", "s2"], ONE_COPY, second=recorded(["s1", "s9"]))
+    assert (decided["renew"], decided["retired"], decided["retired_exists"]) == (
+        False,
+        SECOND,
+        True,
+    )
+    assert decided["departed"] == ["s9"]
