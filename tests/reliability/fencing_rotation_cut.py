@@ -160,8 +160,8 @@ def secrets_shown(outputs, texts):
     }
 
 
-def scenario(lab, logs):
-    checks, outputs = [], {}
+def scenario(lab, logs, checks):
+    outputs = {}
 
     def check(what, ok, seen=""):
         checks.append({"check": what, "ok": bool(ok), "seen": seen})
@@ -335,7 +335,7 @@ def wait_for_fence_of(lab, server_id, seconds):
     deadline = time.monotonic() + seconds
     script = (
         "journalctl -q -o cat -t multiattach-fence-openstack | grep -F %s | "
-        "grep 'counts as fenced' | tail -1" % server_id
+        "grep 'counts as fenced' | tail -1 || true" % server_id
     )
     while time.monotonic() < deadline:
         found = lab.run([CUT], script)[CUT].strip()
@@ -426,8 +426,14 @@ def main():
     conn = openstack.connect(cloud=pace.CLOUD)
     with tempfile.TemporaryDirectory(prefix="rotation-ssh-") as control_dir:
         lab = pace.Lab(conn, control_dir)
+        checks, sizes = [], {}
         try:
-            checks, sizes = scenario(lab, args.logs)
+            sizes = scenario(lab, args.logs, checks)[1]
+        except Exception:
+            # The checks made before a step broke are reported too, the step's error after them.
+            print(report(checks + [{"check": "the scenario ran to its end", "ok": False,
+                                    "seen": "see the traceback"}], sizes))  # fmt: skip
+            raise
         finally:
             if not args.keep:
                 pace.cleanup(lab)
