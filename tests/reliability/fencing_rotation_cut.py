@@ -25,10 +25,12 @@ whole ansible-playbook process at -vvv with --diff:
 3. The converge in check mode: nothing changes, P1 stays.
 4. The converge with clustered_fs_fencing_new_password misspelt ("yess"): refused by the role's
    argument spec, naming it; nothing changes.
-5. The fencing user's password changed in Keystone behind the role's back: the check-mode converge
-   warns on each member (naming it and the fix); the next converge never sets the refused
-   password again: the other user gets a new one, P2, on both members.
-   Then the converge with --limit node-1: refused before anything is written, naming node-2 as not
+5. Nova's policy reset behind the role's back (fencing_policy's clauses gone): the check-mode
+   converge warns on each member, naming it and the fix (the policy is put back after). Then the
+   fencing user's password changed in Keystone: the check-mode converge says it would renew and
+   writes nothing; the next converge never sets the refused password again: the other user gets
+   a new one, P2, on both members.
+   Then the converge with --limit node-1 (and localhost, where the volume is found): refused before anything is written, naming node-2 as not
    read in this run and --limit; nothing changes.
 6. A dead node dropped from the inventory: add_node -e node=node-0 (node-0 gets P2 and Keystone's
    record of the password's holders names its server), then node-0's server is deleted in Nova
@@ -68,7 +70,7 @@ from ansible_collections.multiattach.cloud.plugins.module_utils.openstack import
 
 CUT = "node-1"
 KEPT = "node-2"
-DECISION = "Decide whether the fencing user gets a new password"
+DECISION = "Decide which fencing user the members hold"
 SSH_BACK_SECONDS = 60
 # How long node-1's DLM may take to notice a deleted node-0 and fence it (corosync's token, the
 # fence device's delay, Nova's answers).
@@ -264,19 +266,38 @@ def scenario(lab, logs, checks):
     check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
     check("Keystone still takes P1", keystone_takes(p1))
 
-    # Keystone changed behind the role's back (an operator revoking the password, say): every
-    # member's fence check (also in check mode) warns, naming the node and the fix; the next
-    # converge never sets the refused password again: the other user gets a new one, P2.
-    pace.fencing_password_set("changed-behind-" + os.urandom(8).hex(), p1["auth"]["username"])
-    warned = run(lab, "two", converge, ["--check"])
-    outputs["converge --check, the password changed in Keystone"] = warned.stdout
+    # Nova's policy reset by the cloud's operator (fencing_policy's clauses gone): each member's
+    # fence check, on every converge, warns naming the node and the fix, and the run goes on.
+    nova_policy = paths.etc_dir() / "nova" / "policy.yaml"
+    kept_policy = nova_policy.read_text()
+    nova_policy.write_text("# reset by the operator\n")
+    try:
+        warned = run(lab, "two", converge, ["--check"])
+    finally:
+        nova_policy.write_text(kept_policy)
+        os.utime(nova_policy)  # oslo.policy reloads a file whose mtime changed
+    outputs["converge --check, Nova's policy reset"] = warned.stdout
     said = " ".join(warned.stdout.split())
     check(
-        "a changed password warns on each member, naming it and the fix",
+        "Nova's policy reset: the check-mode converge warns on each member, naming it and the fix",
         warned.returncode == 0
-        and all("WARNING: %s" % name in said for name in pace.MEMBERS)
-        and "clustered_fs_fencing_new_password" in said,
+        and all("WARNING: %s's fence device" % name in said for name in pace.MEMBERS)
+        and "multiattach.cloud.fencing_policy" in said,
         "exit %d" % warned.returncode,
+    )
+    check("and changed no copy", clouds_yaml(lab, pace.MEMBERS) == healed)
+
+    # Keystone changed behind the role's back (an operator revoking the password, say): the
+    # next converge never sets the refused password again: the other user gets a new one, P2.
+    pace.fencing_password_set("changed-behind-" + os.urandom(8).hex(), p1["auth"]["username"])
+    planned = run(lab, "two", converge, ["--check"])
+    outputs["converge --check, the password changed in Keystone"] = planned.stdout
+    check(
+        "a refused password: the check-mode converge says it would renew, and writes nothing",
+        planned.returncode == 0
+        and "Keystone refuses the password the members hold" in " ".join(planned.stdout.split())
+        and clouds_yaml(lab, pace.MEMBERS) == healed,
+        "exit %d" % planned.returncode,
     )
     mended = run(lab, "two", converge)
     outputs["converge after the password changed in Keystone"] = mended.stdout
@@ -297,7 +318,9 @@ def scenario(lab, logs, checks):
     )
     healed = renewed
 
-    limited = run(lab, "two", converge, ["--limit", CUT])
+    # The play that finds the volume runs on localhost: left in, so that the role's own refusal
+    # is what stops the run.
+    limited = run(lab, "two", converge, ["--limit", "%s,localhost" % CUT])
     outputs["converge --limit node-1"] = limited.stdout
     said = " ".join(limited.stdout.split())
     check(
@@ -331,16 +354,17 @@ def holders_recorded(admin, entry):
 
 
 def wait_for_fence_of(lab, server_id, seconds):
-    """node-1's journal line that counts SERVER_ID fenced (deleted in this project), or ''."""
+    """A member's journal line that counts SERVER_ID fenced (deleted in this project), or ''
+    (DLM has one member fence, whichever it picks)."""
     deadline = time.monotonic() + seconds
     script = (
         "journalctl -q -o cat -t multiattach-fence-openstack | grep -F %s | "
         "grep 'counts as fenced' | tail -1 || true" % server_id
     )
     while time.monotonic() < deadline:
-        found = lab.run([CUT], script)[CUT].strip()
+        found = [line.strip() for line in lab.run(pace.MEMBERS, script).values() if line.strip()]
         if found:
-            return found
+            return found[0]
         time.sleep(5)
     return ""
 
@@ -364,7 +388,9 @@ def dropped_checks(lab, check, outputs, texts, converge):
     admin.compute.delete_server(dead)
     admin.compute.wait_for_delete(admin.compute.get_server(dead), wait=300)
     fenced = wait_for_fence_of(lab, dead, FENCE_WAIT_SECONDS)
-    check("the fault struck: node-1's journal shows node-0 fenced as deleted", fenced, fenced[:200])
+    check(
+        "the fault struck: a member's journal shows node-0 fenced as deleted", fenced, fenced[:200]
+    )
 
     attempts, dropped = 0, None
     while attempts < CONVERGE_ATTEMPTS:
