@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 HEADER = (
     "# Policy overrides. multiattach.cloud's roles cinder_multiattach and fencing_policy set the\n"
     "# rules their docs name; every other rule is kept as found.\n"
@@ -42,6 +40,10 @@ def _plain(value):
 
 def policy_file(current, wanted):
     """The policy file's text: the rules CURRENT, those in WANTED set to WANTED's check strings."""
+    # Imported here: module_utils must import without PyYAML (a filter's caller, the controller,
+    # always has it).
+    import yaml
+
     rules = dict(_plain(current or {}))
     rules.update(_plain(wanted or {}))
     body = yaml.safe_dump(
