@@ -166,7 +166,11 @@ auth = loading.get_plugin_loader("password").load_from_options(**cloud["auth"])
 signed_in = session.Session(auth=auth, verify=cloud.get("verify", True))
 nova = adapter.Adapter(signed_in, service_type="compute", interface="public")
 cinder = adapter.Adapter(signed_in, service_type="block-storage", interface="public")
-keystone = adapter.Adapter(signed_in, service_type="identity", interface="public", version=(3, 0))
+# Keystone as the node reaches it: its auth URL (the catalog may name an address it cannot reach).
+identity = cloud["auth"]["auth_url"].rstrip("/")
+keystone = adapter.Adapter(
+    signed_in, endpoint_override=identity if identity.endswith("/v3") else identity + "/v3"
+)
 user = signed_in.get_user_id()
 answers = {
     "show its server": nova.get("/servers/%s" % server, raise_exc=False),
